@@ -1,0 +1,183 @@
+"""Domain values of one rebalance: members, partition counts, lags, the answer.
+
+These are frozen dataclasses over plain Python values. A ``Rebalance`` is always
+built through :func:`make_rebalance`, which checks it once and puts it in
+canonical order (members by member id, topics by name), so every strategy sees
+the same input whatever order the caller used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lagassign.core.errors import InvalidRebalance
+
+Protocol = Literal["eager", "cooperative"]
+
+# member id -> topic -> sorted partition ids
+Assignment = dict[str, dict[str, list[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One member of a consumer group as the group leader sees it.
+
+    ``owned`` holds the partitions the member owned before this rebalance
+    (topic -> partition ids), as its subscription user data reported them.
+    """
+
+    member_id: str
+    topics: tuple[str, ...]
+    group_instance_id: str | None = None
+    owned: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    generation: int | None = None
+    rack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rebalance:
+    """Everything a strategy needs to assign one group's partitions.
+
+    - ``members``: sorted by member id; each member's ``topics`` sorted.
+    - ``partitions``: topic -> partition count, for every subscribed topic
+      (topics nobody subscribes to are dropped).
+    - ``lags``: topic -> one non-negative lag per partition, for every topic in
+      ``partitions`` (zeros where no lag is known).
+    - ``partition_racks``: topic -> per partition, the racks of its replicas;
+      empty when racks are not known.
+    - ``protocol``: ``eager`` or ``cooperative``.
+    """
+
+    members: tuple[Member, ...]
+    partitions: Mapping[str, int]
+    lags: Mapping[str, Sequence[int]]
+    partition_racks: Mapping[str, Sequence[Sequence[str]]] = field(default_factory=dict)
+    protocol: Protocol = "eager"
+
+    def subscribers(self) -> dict[str, list[str]]:
+        """Topic -> member ids subscribed to it, sorted (topics sorted)."""
+        out: dict[str, list[str]] = {t: [] for t in sorted(self.partitions)}
+        for m in self.members:
+            for t in m.topics:
+                out[t].append(m.member_id)
+        return out
+
+    def partition_count(self) -> int:
+        return sum(self.partitions.values())
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentResult:
+    """A strategy's answer.
+
+    ``assignment`` lists every member (possibly with nothing) and, per topic, a
+    sorted list of partitions. ``revoked`` is used in the cooperative protocol
+    only: member -> topic -> partitions that member owned, that now go to
+    another member, and that are therefore withheld from everyone this round.
+    """
+
+    assignment: Assignment
+    revoked: Assignment = field(default_factory=dict)
+
+
+def make_rebalance(
+    members: Iterable[Member],
+    partitions: Mapping[str, int],
+    lags: Mapping[str, Sequence[int]] | None = None,
+    partition_racks: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    protocol: Protocol = "eager",
+) -> Rebalance:
+    """Check the inputs of a rebalance and return them in canonical order.
+
+    Raises :class:`InvalidRebalance` naming the first offending field, with
+    the same paths as the ``POST /assign`` request (``members[2].topics``).
+    Lags missing for a topic count as zero; lags for topics that no member
+    subscribes to are ignored.
+    """
+    given = list(members)
+    if not given:
+        raise InvalidRebalance("members must not be empty")
+    seen: set[str] = set()
+    instance_ids: set[str] = set()
+    for i, m in enumerate(given):
+        if not m.member_id:
+            raise InvalidRebalance(f"members[{i}].member_id must not be empty")
+        if m.member_id in seen:
+            raise InvalidRebalance(f"members[{i}].member_id {m.member_id!r} is duplicated")
+        seen.add(m.member_id)
+        if m.group_instance_id is not None:
+            if m.group_instance_id in instance_ids:
+                raise InvalidRebalance(
+                    f"members[{i}].group_instance_id {m.group_instance_id!r} is duplicated"
+                )
+            instance_ids.add(m.group_instance_id)
+        if not m.topics:
+            raise InvalidRebalance(f"members[{i}].topics must not be empty")
+        for topic in m.topics:
+            if topic not in partitions:
+                raise InvalidRebalance(
+                    f"members[{i}].topics names {topic!r}, which is missing from partitions"
+                )
+        for topic, owned in m.owned.items():
+            count = partitions.get(topic)
+            for p in owned:
+                if p < 0 or (count is not None and p >= count):
+                    raise InvalidRebalance(
+                        f"members[{i}].owned[{topic!r}] names partition {p}, "
+                        f"outside 0..{(count or 0) - 1}"
+                    )
+    for topic, count in partitions.items():
+        if count < 0:
+            raise InvalidRebalance(f"partitions[{topic!r}] must not be negative, got {count}")
+
+    subscribed = {t for m in given for t in m.topics}
+    canon_partitions = {t: partitions[t] for t in sorted(subscribed)}
+    canon_lags: dict[str, Sequence[int]] = {}
+    for topic, count in canon_partitions.items():
+        topic_lags = (lags or {}).get(topic)
+        if topic_lags is None:
+            canon_lags[topic] = [0] * count
+            continue
+        if len(topic_lags) != count:
+            raise InvalidRebalance(
+                f"lags[{topic!r}] has {len(topic_lags)} values but the topic has {count} partitions"
+            )
+        if count and min(topic_lags) < 0:
+            raise InvalidRebalance(f"lags[{topic!r}] must not hold negative values")
+        canon_lags[topic] = topic_lags
+
+    canon_racks: dict[str, Sequence[Sequence[str]]] = {}
+    for topic, racks in (partition_racks or {}).items():
+        if topic not in canon_partitions:
+            continue
+        if len(racks) != canon_partitions[topic]:
+            raise InvalidRebalance(
+                f"partition_racks[{topic!r}] has {len(racks)} entries but the topic has "
+                f"{canon_partitions[topic]} partitions"
+            )
+        canon_racks[topic] = racks
+
+    canon_members = tuple(
+        Member(
+            member_id=m.member_id,
+            topics=tuple(sorted(set(m.topics))),
+            group_instance_id=m.group_instance_id,
+            owned={
+                t: tuple(sorted(set(ps)))
+                for t, ps in sorted(m.owned.items())
+                if t in canon_partitions and ps
+            },
+            generation=m.generation,
+            rack=m.rack,
+        )
+        for m in sorted(given, key=lambda m: m.member_id)
+    )
+    return Rebalance(
+        members=canon_members,
+        partitions=canon_partitions,
+        lags=canon_lags,
+        partition_racks=canon_racks,
+        protocol=protocol,
+    )

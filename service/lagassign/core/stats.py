@@ -1,0 +1,71 @@
+"""Quality statistics of an assignment, as ``POST /assign`` reports them.
+
+- ``member_lag``: the lag sum of each member's partitions (revoked ones excluded);
+- ``imbalance``: max member lag / mean member lag (1.0 when all lags are 0);
+- ``lower_bound``: max(mean member lag, largest single partition lag), a bound
+  no assignment can beat;
+- ``moved``: partitions given to a member other than their previous owner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lagassign.core.model import AssignmentResult, Rebalance
+from lagassign.core.ownership import previous_owners
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentStats:
+    partitions: int
+    members: int
+    member_lag: dict[str, int]
+    max_lag: int
+    mean_lag: float
+    imbalance: float
+    lower_bound: float
+    moved: int
+
+
+def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> AssignmentStats:
+    lags = rebalance.lags
+    member_lag: dict[str, int] = {}
+    for member_id, topics in result.assignment.items():
+        member_lag[member_id] = sum(
+            sum(lags[t][p] for p in parts) for t, parts in topics.items()
+        )
+    members = len(rebalance.members)
+    total = sum(sum(v) for v in lags.values())
+    largest = max((max(v) for v in lags.values() if len(v)), default=0)
+    max_lag = max(member_lag.values(), default=0)
+    mean_lag = total / members if members else 0.0
+    imbalance = max_lag / mean_lag if mean_lag > 0 else 1.0
+    return AssignmentStats(
+        partitions=rebalance.partition_count(),
+        members=members,
+        member_lag=member_lag,
+        max_lag=max_lag,
+        mean_lag=mean_lag,
+        imbalance=imbalance,
+        lower_bound=max(mean_lag, float(largest)),
+        moved=moved_partitions(rebalance, result),
+    )
+
+
+def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:
+    """Partitions whose new owner differs from their previous owner.
+
+    A revoked partition counts as moved: it leaves its owner this round.
+    Partitions nobody owned before do not count.
+    """
+    owners = previous_owners(rebalance)
+    if not owners:
+        return 0
+    moved = 0
+    for member_id, topics in result.assignment.items():
+        for topic, parts in topics.items():
+            for p in parts:
+                owner = owners.get((topic, p))
+                if owner is not None and owner != member_id:
+                    moved += 1
+    return moved + sum(len(ps) for topics in result.revoked.values() for ps in topics.values())
