@@ -36,8 +36,8 @@ def rebalances(
     members: list[Member] = []
     free = {(t, p) for t, n in partitions.items() for p in range(n)}
     for i in range(n_members):
-        subscribed = shared if same else draw(
-            st.lists(st.sampled_from(topics), min_size=1, unique=True)
+        subscribed = (
+            shared if same else draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
         )
         static = draw(st.booleans())
         owned: dict[str, tuple[int, ...]] = {}

@@ -1,0 +1,156 @@
+"""From a parsed ``POST /assign`` request and a source of lag to the response JSON.
+
+The HTTP route and the CLI both call :func:`compute_answer`; only where the lag
+comes from differs (:class:`LagSource`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from lagassign.core.errors import InvalidRebalance
+from lagassign.core.model import AssignmentResult, Member, Rebalance, make_rebalance
+from lagassign.core.stats import AssignmentStats, assignment_stats
+from lagassign.core.strategies import STRATEGIES, run_strategy
+from lagassign.errors import BadRequest
+from lagassign.schemas import AssignRequest
+
+LagOrigin = Literal["request", "kafka", "forecast", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class LagSource:
+    """Where the lags of one answer come from, and how fresh and complete they are."""
+
+    source: LagOrigin
+    lags: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    as_of: datetime | None = None
+    complete: bool = True
+    unknown_partitions: int = 0
+
+
+NO_LAG = LagSource(source="none", complete=False)
+
+
+def request_lag_source(request: AssignRequest) -> LagSource:
+    """The lags a request carries itself, or none."""
+    if request.lags is None:
+        return NO_LAG
+    subscribed = {t for m in request.members for t in m.topics}
+    return LagSource(source="request", lags=request.lags, complete=subscribed <= set(request.lags))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One computed answer: the domain result plus what the response reports."""
+
+    group_id: str
+    strategy: str
+    rebalance: Rebalance
+    result: AssignmentResult
+    stats: AssignmentStats
+    lag: LagSource
+    compute_ms: float
+    computed_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        as_of = self.lag.as_of
+        return {
+            "group_id": self.group_id,
+            "strategy": self.strategy,
+            "assignment": self.result.assignment,
+            "revoked": self.result.revoked,
+            "lag": {
+                "source": self.lag.source,
+                "as_of": iso_utc(as_of) if as_of else None,
+                "age_seconds": (
+                    round((self.computed_at - as_of).total_seconds(), 3) if as_of else None
+                ),
+                "complete": self.lag.complete,
+                "unknown_partitions": self.lag.unknown_partitions,
+            },
+            "stats": {
+                "partitions": self.stats.partitions,
+                "members": self.stats.members,
+                "member_lag": self.stats.member_lag,
+                "max_lag": self.stats.max_lag,
+                "mean_lag": round(self.stats.mean_lag, 3),
+                "imbalance": round(self.stats.imbalance, 4),
+                "lower_bound": round(self.stats.lower_bound, 3),
+                "moved": self.stats.moved,
+                "compute_ms": round(self.compute_ms, 3),
+            },
+        }
+
+
+def iso_utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def rebalance_of(request: AssignRequest, lag: LagSource) -> Rebalance:
+    """The core's view of a request; BadRequest when it contradicts itself."""
+    members = [
+        Member(
+            member_id=m.member_id,
+            topics=tuple(m.topics),
+            group_instance_id=m.group_instance_id,
+            owned={t: tuple(ps) for t, ps in m.owned.items()},
+            generation=m.generation,
+            rack=m.rack,
+        )
+        for m in request.members
+    ]
+    try:
+        return make_rebalance(
+            members,
+            request.partitions,
+            lag.lags,
+            request.partition_racks,
+            protocol=request.protocol,
+        )
+    except InvalidRebalance as exc:
+        raise BadRequest(exc.message, exc.details) from None
+
+
+def check_request_lags(request: AssignRequest) -> None:
+    """A request's own ``lags`` must fit its partition counts, even for unsubscribed topics."""
+    for topic, values in (request.lags or {}).items():
+        count = request.partitions.get(topic)
+        if count is not None and len(values) != count:
+            raise BadRequest(
+                f"lags[{topic!r}] has {len(values)} values but the topic has {count} partitions"
+            )
+        if any(v < 0 for v in values):
+            raise BadRequest(f"lags[{topic!r}] must not hold negative values")
+
+
+def compute_answer(
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    now: datetime | None = None,
+) -> Answer:
+    """Validate, run the strategy, measure it, and return the answer."""
+    strategy = request.strategy or default_strategy
+    if strategy not in STRATEGIES:
+        known = ", ".join(STRATEGIES)
+        raise BadRequest(f"strategy: {strategy!r} is unknown; use one of: {known}")
+    check_request_lags(request)
+    rebalance = rebalance_of(request, lag)
+    started = time.perf_counter()
+    result = run_strategy(strategy, rebalance)
+    compute_ms = (time.perf_counter() - started) * 1000
+    return Answer(
+        group_id=request.group_id,
+        strategy=strategy,
+        rebalance=rebalance,
+        result=result,
+        stats=assignment_stats(rebalance, result),
+        lag=lag,
+        compute_ms=compute_ms,
+        computed_at=now or datetime.now(UTC),
+    )

@@ -1,0 +1,54 @@
+"""Errors the service and the CLI report, and the one JSON shape they take.
+
+    Exception
+     └── LagassignError                 code, HTTP status, message, details
+          ├── BadRequest (ValueError)   400 invalid_json / invalid_request
+          ├── Unauthorized              401 unauthorized
+          ├── TooLarge                  413 too_large
+          └── Unavailable               503 unavailable
+
+Every error reaches the caller as
+``{"error": {"code": ..., "message": ..., "details": ...}}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LagassignError(Exception):
+    code = "error"
+    status = 500
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def body(self) -> dict[str, Any]:
+        """The error JSON of the HTTP contract."""
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+class BadRequest(LagassignError, ValueError):
+    code = "invalid_request"
+    status = 400
+
+
+class InvalidJson(BadRequest):
+    code = "invalid_json"
+
+
+class Unauthorized(LagassignError):
+    code = "unauthorized"
+    status = 401
+
+
+class TooLarge(LagassignError):
+    code = "too_large"
+    status = 413
+
+
+class Unavailable(LagassignError):
+    code = "unavailable"
+    status = 503

@@ -1,0 +1,20 @@
+"""Bearer-token check for ``/assign`` and ``/groups`` when ``LAGASSIGN_TOKEN`` is set."""
+
+from __future__ import annotations
+
+import hmac
+
+from fastapi import Request
+
+from lagassign.errors import Unauthorized
+
+
+def require_token(request: Request) -> None:
+    """FastAPI dependency: pass when no token is configured or the bearer token matches."""
+    token = request.app.state.settings.token
+    if token is None:
+        return
+    expected = token.get_secret_value()
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), expected):
+        raise Unauthorized("a valid bearer token is required (Authorization: Bearer ...)")
