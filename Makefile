@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format test bench run harness kafka-dist clean
+.PHONY: install lint format test bench run harness kafka-dist chromium clean
 
 install: $(VENV)/.installed
 
@@ -23,6 +23,10 @@ harness:
 kafka-dist:
 	deploy/local-kafka/kafka fetch
 
+# Debian's headless chromium, for the test of the /groups page.
+chromium:
+	command -v chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
 lint: install
 	$(VENV)/bin/ruff check service tests bench
 	$(VENV)/bin/ruff format --check service tests bench
@@ -32,8 +36,12 @@ format: install
 	$(VENV)/bin/ruff format service tests bench
 	$(VENV)/bin/ruff check --fix service tests bench
 
-test: install harness kafka-dist lint
+test: install harness kafka-dist chromium lint
 	$(PY) -m pytest
+
+# The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
+run: install kafka-dist
+	$(PY) -m lagassign.demo
 
 bench: install harness
 	$(PY) bench/assign.py

@@ -1,0 +1,485 @@
+"""``make run``: the local broker, a consumer group with skewed lag, and the sidecar on it.
+
+    python -m lagassign.demo [--kafka-dir DIR] [--kafka-port N] [--port N] [--work-dir DIR]
+                             [--once]
+
+1. starts the local broker (``deploy/local-kafka/kafka start``: Apache Kafka from
+   Maven Central and the machine's JDK, no Docker) unless it already runs there;
+2. creates two demo topics, produces skewed traffic (a few partitions hold most of
+   it) and commits offsets for the group ``demo-orders`` so that each partition has
+   a known lag;
+3. joins three members to the group with Kafka's range assignor; they hold their
+   partitions (paused, so the lag stays) like consumers that fall behind;
+4. starts ``lagassign serve`` tracking the group, prints where to look, and sends
+   one real ``POST /assign`` (with curl when it is installed), showing the
+   per-member lag of ``range`` next to ``balanced``;
+5. keeps producing a skewed trickle until Ctrl-C (or at once with ``--once``),
+   then stops what it started, each by its pid: the sidecar, the members, and the
+   broker if it was not already running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
+from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
+from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
+    RangePartitionAssignor,
+)
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError  # type: ignore[import-untyped]
+
+REPO = Path(__file__).resolve().parents[2]
+KAFKA_SCRIPT = REPO / "deploy" / "local-kafka" / "kafka"
+DEMO_DIR = REPO / "var" / "demo"
+
+GROUP = "demo-orders"
+# Topic -> the lag each partition gets: a few hot partitions hold most of it.
+TARGET_LAG: Mapping[str, Sequence[int]] = {
+    "demo.orders": (8_000, 6_000, 400, 300, 200, 100),
+    "demo.payments": (4_000, 200, 150, 100),
+}
+CONSUMED = 500  # records per partition the group has already read
+TRICKLE = {"demo.orders": (40, 25, 2, 1, 1, 1), "demo.payments": (15, 1, 1, 1)}
+TRICKLE_EVERY_S = 5.0
+MEMBERS = 3
+DEADLINE_S = 90.0
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+# --- the broker ----------------------------------------------------------------------
+
+
+@dataclass
+class Broker:
+    directory: Path
+    bootstrap: str
+    started_here: bool
+
+
+def start_broker(directory: Path, port: int | None) -> Broker:
+    if not KAFKA_SCRIPT.is_file():
+        raise SystemExit(f"{KAFKA_SCRIPT} is missing: run the demo from the lagassign source tree")
+    status = subprocess.run(
+        [str(KAFKA_SCRIPT), "status", "--dir", str(directory)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    running = status.returncode == 0
+    command = [str(KAFKA_SCRIPT), "start", "--dir", str(directory)]
+    if port is not None and not running:
+        command += ["--port", str(port)]
+    if not running:
+        say(f"Starting the local Kafka broker in {directory} (Apache Kafka from Maven Central) ...")
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"the local broker did not start:\n{done.stderr}")
+    bootstrap = done.stdout.splitlines()[0].strip()
+    return Broker(directory, bootstrap, started_here=not running)
+
+
+def stop_broker(broker: Broker) -> None:
+    if broker.started_here:
+        subprocess.run(
+            [str(KAFKA_SCRIPT), "stop", "--dir", str(broker.directory)],
+            check=False,
+            timeout=120,
+        )
+
+
+# --- the demo group --------------------------------------------------------------------
+
+
+async def create_topics(bootstrap: str) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        response = await admin.create_topics(
+            [NewTopic(topic, len(lags), 1) for topic, lags in TARGET_LAG.items()]
+        )
+        for topic, code, *_ in response.topic_errors:
+            if code not in (0, TopicAlreadyExistsError.errno):
+                raise RuntimeError(f"creating {topic} failed with Kafka error code {code}")
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            described = await admin.describe_topics(list(TARGET_LAG))
+            leaders = {
+                d["topic"]: [p for p in d["partitions"] if p["leader"] >= 0] for d in described
+            }
+            if all(len(leaders.get(t, [])) == len(lags) for t, lags in TARGET_LAG.items()):
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        await admin.close()
+    raise TimeoutError("the demo topics have no leaders")
+
+
+async def produce(bootstrap: str, amounts: Mapping[str, Sequence[int]]) -> None:
+    """Write ``amounts[topic][p]`` small records to each partition."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
+    await producer.start()
+    try:
+        for topic, counts in amounts.items():
+            for p, count in enumerate(counts):
+                for i in range(count):
+                    await producer.send(topic, f'{{"order":{i}}}'.encode(), partition=p)
+        await producer.flush()
+    finally:
+        await producer.stop()
+
+
+async def commit_target_lag(bootstrap: str) -> None:
+    """Commit ``end - target`` on every partition, so each lag is exactly its target.
+
+    The group must have no members; a member left over from an earlier run is
+    waited out (its session times out) within the deadline.
+    """
+    tps = [TopicPartition(t, p) for t, lags in TARGET_LAG.items() for p in range(len(lags))]
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, group_id=GROUP, enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            consumer.assign(tps)
+            ends = await consumer.end_offsets(tps)
+            offsets = {tp: max(0, ends[tp] - TARGET_LAG[tp.topic][tp.partition]) for tp in tps}
+            await consumer.commit(offsets)
+            return
+        except KafkaError:
+            if time.monotonic() > deadline:
+                raise
+            say("  (the group still has members from an earlier run; waiting for them to leave)")
+            await asyncio.sleep(3)
+        finally:
+            await consumer.stop()
+
+
+class HoldPaused(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Pause whatever the member is given: it holds its partitions and reads nothing."""
+
+    def __init__(self, consumer: AIOKafkaConsumer) -> None:
+        self.consumer = consumer
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        return None
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        self.consumer.pause(*assigned)
+
+
+@contextlib.asynccontextmanager
+async def demo_members(bootstrap: str) -> AsyncIterator[None]:
+    """Three members on the range assignor that poll (to stay in the group) but read nothing."""
+    stop = asyncio.Event()
+    consumers = [
+        AIOKafkaConsumer(
+            bootstrap_servers=bootstrap,
+            group_id=GROUP,
+            client_id=f"demo-consumer-{i}",
+            enable_auto_commit=False,
+            partition_assignment_strategy=(RangePartitionAssignor,),
+        )
+        for i in range(MEMBERS)
+    ]
+
+    async def poll(consumer: AIOKafkaConsumer) -> None:
+        while not stop.is_set():
+            await consumer.getmany(timeout_ms=500)
+
+    for consumer in consumers:
+        consumer.subscribe(list(TARGET_LAG), listener=HoldPaused(consumer))
+        await consumer.start()
+    polls = [asyncio.create_task(poll(c)) for c in consumers]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*polls, return_exceptions=True)
+        for consumer in consumers:
+            await consumer.stop()
+
+
+# --- the sidecar -----------------------------------------------------------------------
+
+
+@dataclass
+class Sidecar:
+    process: subprocess.Popen[bytes]
+    url: str
+    headers: dict[str, str]
+    log_path: Path
+
+
+def start_sidecar(bootstrap: str, port: int, work_dir: Path) -> Sidecar:
+    work_dir.mkdir(parents=True, exist_ok=True)
+    environ = {
+        **os.environ,
+        "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+        "LAGASSIGN_HOST": "127.0.0.1",
+        "LAGASSIGN_PORT": str(port),
+        "LAGASSIGN_GROUPS": GROUP,
+        "LAGASSIGN_REFRESH_INTERVAL_S": "2",
+        "LAGASSIGN_HISTORY_DIR": str(work_dir / "history"),
+    }
+    token = environ.get("LAGASSIGN_TOKEN")
+    log_path = work_dir / "sidecar.log"
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lagassign.cli", "serve"],
+            env=environ,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return Sidecar(process, f"http://127.0.0.1:{port}", headers, log_path)
+
+
+def stop_sidecar(sidecar: Sidecar) -> None:
+    if sidecar.process.poll() is None:
+        sidecar.process.send_signal(signal.SIGTERM)
+        try:
+            sidecar.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            sidecar.process.kill()
+            sidecar.process.wait(timeout=15)
+
+
+async def settled_group(client: httpx.AsyncClient, sidecar: Sidecar) -> dict[str, Any]:
+    """``GET /groups/demo-orders`` once the sidecar sees every member and every lag."""
+    deadline = time.monotonic() + DEADLINE_S
+    partitions = sum(len(lags) for lags in TARGET_LAG.values())
+    while time.monotonic() < deadline:
+        if sidecar.process.poll() is not None:
+            tail = sidecar.log_path.read_text(errors="replace")[-2000:]
+            raise SystemExit(f"the sidecar exited ({sidecar.process.returncode}):\n{tail}")
+        with contextlib.suppress(httpx.HTTPError):
+            response = await client.get(f"/groups/{GROUP}")
+            if response.status_code == 200:
+                body: dict[str, Any] = response.json()
+                members = body["members"]
+                if (
+                    len(members) == MEMBERS
+                    and sum(m["partitions"] for m in members) == partitions
+                    and body["header"]["unknown_partitions"] == 0
+                    and body["header"]["partitions"] == partitions
+                ):
+                    return body
+        await asyncio.sleep(0.5)
+    raise SystemExit(f"the sidecar did not see the group settle within {DEADLINE_S:.0f} s")
+
+
+def assign_request(group: Mapping[str, Any], strategy: str) -> dict[str, Any]:
+    """What the group leader's shim would send: the live members, their owned partitions."""
+    return {
+        "group_id": GROUP,
+        "members": [
+            {"member_id": m["member_id"], "topics": list(TARGET_LAG), "owned": m["assignment"]}
+            for m in group["members"]
+        ],
+        "partitions": {t: len(lags) for t, lags in TARGET_LAG.items()},
+        "strategy": strategy,
+    }
+
+
+def curl_assign(sidecar: Sidecar, request_path: Path) -> tuple[str, dict[str, Any] | None]:
+    """The curl command line, and its answer when curl is installed."""
+    command = ["curl", "-s", "-X", "POST", f"{sidecar.url}/assign"]
+    command += ["-H", "content-type: application/json"]
+    shown = list(command)
+    if sidecar.headers:
+        command += ["-H", f"authorization: {sidecar.headers['authorization']}"]
+        shown += ["-H", "authorization: Bearer $LAGASSIGN_TOKEN"]
+    relative = request_path.relative_to(REPO) if request_path.is_relative_to(REPO) else request_path
+    command += ["--data", f"@{request_path}"]
+    shown += ["--data", f"@{relative}"]
+    line = shlex.join(shown)
+    if shutil.which("curl") is None:
+        return line, None
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=30)
+    if done.returncode != 0:
+        return line, None
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return line, answer
+
+
+NUMBER_LIST = re.compile(r"\[\s*([-\d.,\s]*?)\s*\]")
+
+
+def compact_json(value: Any) -> str:
+    """Indented JSON with lists of numbers kept on one line."""
+
+    def one_line(match: re.Match[str]) -> str:
+        items = [item.strip() for item in match[1].split(",") if item.strip()]
+        return "[" + ", ".join(items) + "]"
+
+    return NUMBER_LIST.sub(one_line, json.dumps(value, indent=2))
+
+
+def comparison(range_answer: Mapping[str, Any], balanced: Mapping[str, Any]) -> list[str]:
+    """A small table: per member, partitions and lag under range and under balanced."""
+
+    def count(assignment: Mapping[str, Mapping[str, list[int]]], member: str) -> int:
+        return sum(len(ps) for ps in assignment.get(member, {}).values())
+
+    members = sorted(balanced["assignment"])
+    width = max(len(m) for m in members)
+    lines = [f"  {'member':<{width}}   {'range':>18}   {'balanced':>18}"]
+    for m in members:
+        r_lag = range_answer["stats"]["member_lag"][m]
+        b_lag = balanced["stats"]["member_lag"][m]
+        r_n, b_n = count(range_answer["assignment"], m), count(balanced["assignment"], m)
+        lines.append(f"  {m:<{width}}   {r_lag:>8} lag, {r_n:>2} p   {b_lag:>8} lag, {b_n:>2} p")
+    for name, answer in (("range", range_answer), ("balanced", balanced)):
+        s = answer["stats"]
+        lines.append(
+            f"  {name}: max member lag {s['max_lag']}, imbalance {s['imbalance']:.3f} "
+            f"(lower bound {s['lower_bound']:.0f}), moved {s['moved']}"
+        )
+    return lines
+
+
+async def show_answers(
+    client: httpx.AsyncClient, sidecar: Sidecar, group: Mapping[str, Any]
+) -> None:
+    # range first, so the last answer the service records is balanced's
+    range_response = await client.post("/assign", json=assign_request(group, "range"))
+    range_response.raise_for_status()
+    request_path = sidecar.log_path.parent / "assign-request.json"
+    request_path.write_text(json.dumps(assign_request(group, "balanced"), indent=2) + "\n")
+    line, answer = curl_assign(sidecar, request_path)
+    if answer is None:  # no curl here: the same request with httpx
+        response = await client.post("/assign", content=request_path.read_bytes())
+        response.raise_for_status()
+        answer = response.json()
+        say("One POST /assign (curl is not installed; the same request was sent with httpx):")
+    else:
+        say("One real POST /assign:")
+    say(f"  $ {line}")
+    for text in compact_json(answer).splitlines():
+        say(f"  {text}")
+    say()
+    say("Per-member lag, Kafka's range assignor vs lagassign's balanced strategy:")
+    for text in comparison(range_response.json(), answer):
+        say(text)
+
+
+# --- the whole demo --------------------------------------------------------------------
+
+
+async def demo(broker: Broker, port: int, work_dir: Path, once: bool) -> None:
+    bootstrap = broker.bootstrap
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    say(f"Kafka at {bootstrap}. Creating the demo topics and skewed traffic ...")
+    await create_topics(bootstrap)
+    await produce(
+        bootstrap, {t: [lag + CONSUMED for lag in lags] for t, lags in TARGET_LAG.items()}
+    )
+    await commit_target_lag(bootstrap)
+    async with demo_members(bootstrap):
+        sidecar = start_sidecar(bootstrap, port, work_dir)
+        try:
+            async with httpx.AsyncClient(
+                base_url=sidecar.url, headers=sidecar.headers, timeout=10
+            ) as client:
+                group = await settled_group(client, sidecar)
+                say()
+                say(f"lagassign is serving on {sidecar.url} (pid {sidecar.process.pid}).")
+                say(f"  groups (HTML in a browser, JSON with curl): {sidecar.url}/groups")
+                say(f"  the demo group:                          {sidecar.url}/groups/{GROUP}")
+                say(f"  Prometheus metrics:                      {sidecar.url}/metrics")
+                say(f"  its log:                                 {sidecar.log_path}")
+                say(
+                    "  Kafka's view:  deploy/local-kafka/kafka consumer-groups "
+                    f"--bootstrap-server {bootstrap} --describe --group {GROUP}"
+                )
+                say()
+                await show_answers(client, sidecar, group)
+            say()
+            if once:
+                return
+            say("Producing a skewed trickle every few seconds; Ctrl-C stops everything.")
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), TRICKLE_EVERY_S)
+                if stop.is_set():
+                    break
+                if sidecar.process.poll() is not None:
+                    say(
+                        f"The sidecar exited ({sidecar.process.returncode}); see {sidecar.log_path}"
+                    )
+                    break
+                await produce(bootstrap, TRICKLE)
+        finally:
+            also = " and the broker" if broker.started_here else ""
+            say(f"Stopping the sidecar, the demo members{also} ...")
+            stop_sidecar(sidecar)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lagassign.demo",
+        description="Local broker, skewed demo traffic and the lagassign sidecar on it.",
+    )
+    parser.add_argument(
+        "--kafka-dir", type=Path, default=REPO / "var" / "kafka", help="broker directory"
+    )
+    parser.add_argument(
+        "--kafka-port", type=int, default=None, help="broker port for a new broker (0 = free port)"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("LAGASSIGN_PORT", "8321")),
+        help="sidecar port (default LAGASSIGN_PORT or 8321)",
+    )
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        default=DEMO_DIR,
+        help="the sidecar's log, the request sent and the lag history (default var/demo)",
+    )
+    parser.add_argument("--once", action="store_true", help="set up, answer once, stop")
+    args = parser.parse_args(argv)
+    # The demo members rebalance on purpose; aiokafka's notes about it are noise here.
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+    broker = start_broker(args.kafka_dir, args.kafka_port)
+    try:
+        asyncio.run(demo(broker, args.port, args.work_dir.resolve(), args.once))
+    finally:
+        stop_broker(broker)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

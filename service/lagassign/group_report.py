@@ -1,0 +1,568 @@
+"""What ``GET /groups/{group_id}`` reports about one consumer group, as pure values.
+
+From the group's cached :class:`~lagassign.lagview.snapshot.GroupSnapshot` and the
+last answers the service computed for it (:class:`~lagassign.answer_log.AnswerRecord`):
+
+- freshness: ``as_of``, ``age_seconds``, ``stale``, the last refresh error;
+- header: state, protocol type (with a warning for the ``consumer`` protocol, where
+  the broker assigns and client-side assignors do not apply), strategy, counts;
+- per partition, the rows of ``kafka-consumer-groups --describe`` (unknown = ``None``);
+- per member of the live assignment: partitions, lag sum, share of the group's lag;
+- skew: the imbalance of the live assignment now, what the default strategy would
+  give now (the core run on the snapshot's lags and the live members), hot partitions;
+- the last answers and whether the live assignment matches the last one.
+
+Worked example: two live members, ``c-1`` holding ``t0-0`` (lag 900) and ``c-2``
+holding ``t0-1`` and ``t0-2`` (lags 50 and 50). The group's lag is 1000, the mean
+member lag 500, so the live imbalance is 900 / 500 = 1.8, ``c-1`` carries 90 % of
+the lag and ``t0-0`` is the hottest partition. No assignment beats 900 here (one
+partition holds it), so ``balanced`` would give 1.8 as well.
+
+Nothing here does I/O: the HTTP route reads the snapshot and the answer log and
+passes them in, with ``now``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from lagassign.answer import iso_utc
+from lagassign.answer_log import AnswerRecord
+from lagassign.core.errors import InvalidRebalance
+from lagassign.core.model import Assignment, Member, make_rebalance
+from lagassign.core.stats import assignment_stats
+from lagassign.core.strategies import run_strategy
+from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
+
+HOT_PARTITIONS = 5
+
+CONSUMER_PROTOCOL_WARNING = (
+    "This group uses Kafka's new consumer group protocol (KIP-848): the broker assigns "
+    "its partitions, so client-side assignors, and so lagassign, do not apply to it."
+)
+
+MatchStatus = Literal["matches", "differs", "pending", "unknown"]
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """How old the group's snapshot is, and why it may not be current."""
+
+    as_of: datetime | None
+    age_seconds: float | None
+    stale: bool
+    last_refresh_error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "as_of": iso_utc(self.as_of) if self.as_of else None,
+            "age_seconds": self.age_seconds,
+            "stale": self.stale,
+            "last_refresh_error": self.last_refresh_error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupHeader:
+    """The group as ``DescribeGroups`` reports it, with the lag totals."""
+
+    state: str | None
+    protocol_type: str | None
+    assignment_strategy: str | None
+    members: int
+    partitions: int
+    total_lag: int
+    unknown_partitions: int
+
+    @property
+    def protocol_warning(self) -> str | None:
+        return CONSUMER_PROTOCOL_WARNING if self.protocol_type == "consumer" else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "protocol_type": self.protocol_type,
+            "protocol_warning": self.protocol_warning,
+            "assignment_strategy": self.assignment_strategy,
+            "members": self.members,
+            "partitions": self.partitions,
+            "total_lag": self.total_lag,
+            "unknown_partitions": self.unknown_partitions,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MemberLag:
+    """One live member: what it holds now and how much of the group's lag that is.
+
+    ``share`` is the member's lag over the group's lag, ``None`` when the group
+    has no lag at all.
+    """
+
+    member_id: str
+    group_instance_id: str | None
+    client_id: str | None
+    host: str | None
+    assignment: Mapping[str, tuple[int, ...]]
+    partitions: int
+    lag: int
+    unknown_partitions: int
+    share: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "member_id": self.member_id,
+            "group_instance_id": self.group_instance_id,
+            "client_id": self.client_id,
+            "host": self.host,
+            "partitions": self.partitions,
+            "assignment": {t: list(ps) for t, ps in self.assignment.items()},
+            "lag": self.lag,
+            "unknown_partitions": self.unknown_partitions,
+            "share": rounded(self.share, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HotPartition:
+    topic: str
+    partition: int
+    lag: int
+    share: float | None
+    consumer_id: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "lag": self.lag,
+            "share": rounded(self.share, 4),
+            "consumer_id": self.consumer_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyNow:
+    """What a strategy would give the live members on the snapshot's lags now.
+
+    The snapshot does not carry the members' subscriptions, so every live member
+    is taken as subscribed to every topic the group reads; the live assignment
+    counts as owned, so ``moved`` is how many partitions would change hands.
+    """
+
+    strategy: str
+    member_lag: Mapping[str, int]
+    max_lag: int
+    imbalance: float
+    moved: int
+    compute_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "member_lag": dict(self.member_lag),
+            "max_lag": self.max_lag,
+            "imbalance": round(self.imbalance, 4),
+            "moved": self.moved,
+            "compute_ms": round(self.compute_ms, 3),
+            "assumes": "every live member subscribes to every topic the group reads",
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Skew:
+    """How uneven the live assignment is, and what the default strategy would do."""
+
+    imbalance: float | None
+    max_member_lag: int | None
+    mean_member_lag: float | None
+    default_strategy: str
+    default_now: StrategyNow | None
+    default_now_unavailable: str | None
+    hot_partitions: tuple[HotPartition, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "imbalance": rounded(self.imbalance, 4),
+            "max_member_lag": self.max_member_lag,
+            "mean_member_lag": rounded(self.mean_member_lag, 3),
+            "default_strategy": self.default_strategy,
+            "default_strategy_now": self.default_now.to_json() if self.default_now else None,
+            "default_strategy_now_unavailable": self.default_now_unavailable,
+            "hot_partitions": [h.to_json() for h in self.hot_partitions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LiveMatch:
+    """Whether the group's live assignment is the service's last answer.
+
+    - ``matches``: every partition is where the last answer put it;
+    - ``differs``: it is not (``differing_partitions`` of them): the consumers
+      probably fell back to their own assignor, or rebalanced without asking;
+    - ``pending``: the last answer is newer than the snapshot;
+    - ``unknown``: no answer yet, or the live assignment is not known.
+    """
+
+    status: MatchStatus
+    reason: str
+    differing_partitions: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "matches": {"matches": True, "differs": False}.get(self.status),
+            "differing_partitions": self.differing_partitions,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupReport:
+    """Everything ``GET /groups/{group_id}`` shows about one group."""
+
+    group_id: str
+    freshness: Freshness
+    header: GroupHeader
+    partitions: tuple[PartitionLag, ...]
+    members: tuple[MemberLag, ...]
+    unassigned_partitions: int
+    unassigned_lag: int
+    skew: Skew
+    last_answers: tuple[AnswerRecord, ...]
+    live_vs_last_answer: LiveMatch
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group_id": self.group_id,
+            "freshness": self.freshness.to_json(),
+            "header": self.header.to_json(),
+            "partitions": [partition_row(p) for p in self.partitions],
+            "members": [m.to_json() for m in self.members],
+            "unassigned": {
+                "partitions": self.unassigned_partitions,
+                "lag": self.unassigned_lag,
+            },
+            "skew": self.skew.to_json(),
+            "last_answers": [answer_json(a) for a in self.last_answers],
+            "live_vs_last_answer": self.live_vs_last_answer.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """One line of ``GET /groups``: freshness and the headline numbers."""
+
+    group_id: str
+    freshness: Freshness
+    header: GroupHeader
+    imbalance: float | None
+    last_answer: AnswerRecord | None
+    live_vs_last_answer: LiveMatch
+
+    def to_json(self) -> dict[str, Any]:
+        last = self.last_answer
+        return {
+            "group_id": self.group_id,
+            "freshness": self.freshness.to_json(),
+            "header": self.header.to_json(),
+            "imbalance": rounded(self.imbalance, 4),
+            "last_answer": answer_json(last) if last else None,
+            "live_vs_last_answer": self.live_vs_last_answer.to_json(),
+        }
+
+
+# --- building the report -----------------------------------------------------------
+
+
+def group_report(
+    group_id: str,
+    snapshot: GroupSnapshot | None,
+    answers: Sequence[AnswerRecord],
+    *,
+    default_strategy: str,
+    now: datetime,
+    stale_after_s: float | None = None,
+    refresh_error: str | None = None,
+) -> GroupReport:
+    """The full report of one group; ``answers`` newest first."""
+    header = group_header(snapshot)
+    live = live_assignment(snapshot) if snapshot else {}
+    members = member_lags(snapshot, live, header.total_lag) if snapshot else ()
+    held = {(t, p) for topics in live.values() for t, ps in topics.items() for p in ps}
+    rows = snapshot.partitions if snapshot else ()
+    unassigned = [p for p in rows if (p.topic, p.partition) not in held]
+    default_now, unavailable = strategy_now(snapshot, live, default_strategy)
+    return GroupReport(
+        group_id=group_id,
+        freshness=freshness(snapshot, now, stale_after_s, refresh_error),
+        header=header,
+        partitions=rows,
+        members=members,
+        unassigned_partitions=len(unassigned),
+        unassigned_lag=sum(p.lag for p in unassigned if p.lag is not None),
+        skew=Skew(
+            imbalance=live_imbalance(members, header.total_lag),
+            max_member_lag=max((m.lag for m in members), default=None),
+            mean_member_lag=header.total_lag / len(members) if members else None,
+            default_strategy=default_strategy,
+            default_now=default_now,
+            default_now_unavailable=unavailable,
+            hot_partitions=hot_partitions(rows, header.total_lag),
+        ),
+        last_answers=tuple(answers),
+        live_vs_last_answer=compare_live(snapshot, live, answers[0] if answers else None),
+    )
+
+
+def group_summary(
+    group_id: str,
+    snapshot: GroupSnapshot | None,
+    last_answer: AnswerRecord | None,
+    *,
+    now: datetime,
+    stale_after_s: float | None = None,
+    refresh_error: str | None = None,
+) -> GroupSummary:
+    """The list view of one group: cheap (no strategy is run)."""
+    header = group_header(snapshot)
+    live = live_assignment(snapshot) if snapshot else {}
+    members = member_lags(snapshot, live, header.total_lag) if snapshot else ()
+    return GroupSummary(
+        group_id=group_id,
+        freshness=freshness(snapshot, now, stale_after_s, refresh_error),
+        header=header,
+        imbalance=live_imbalance(members, header.total_lag),
+        last_answer=last_answer,
+        live_vs_last_answer=compare_live(snapshot, live, last_answer),
+    )
+
+
+def freshness(
+    snapshot: GroupSnapshot | None,
+    now: datetime,
+    stale_after_s: float | None,
+    refresh_error: str | None,
+) -> Freshness:
+    """Stale when the view says so, when the group's refresh failed, or when too old."""
+    if snapshot is None:
+        return Freshness(None, None, True, refresh_error)
+    age = max(0.0, (now - snapshot.as_of).total_seconds())
+    too_old = stale_after_s is not None and age > stale_after_s
+    return Freshness(
+        as_of=snapshot.as_of,
+        age_seconds=round(age, 3),
+        stale=snapshot.stale or snapshot.error is not None or too_old,
+        last_refresh_error=snapshot.error or refresh_error,
+    )
+
+
+def group_header(snapshot: GroupSnapshot | None) -> GroupHeader:
+    if snapshot is None:
+        return GroupHeader(None, None, None, 0, 0, 0, 0)
+    return GroupHeader(
+        state=snapshot.state,
+        protocol_type=snapshot.protocol_type,
+        assignment_strategy=snapshot.assignment_strategy,
+        members=len(snapshot.members),
+        partitions=len(snapshot.partitions),
+        total_lag=snapshot.total_lag(),
+        unknown_partitions=snapshot.unknown_partitions,
+    )
+
+
+def live_assignment(snapshot: GroupSnapshot) -> Assignment:
+    """Member id -> topic -> sorted partitions, for every live member.
+
+    From the members' decoded assignments, completed by the partition rows'
+    ``consumer_id`` (the two agree when both are known).
+    """
+    held: dict[str, dict[str, set[int]]] = {m.member_id: {} for m in snapshot.members}
+    for m in snapshot.members:
+        for topic, parts in m.assignment.items():
+            held[m.member_id].setdefault(topic, set()).update(parts)
+    for p in snapshot.partitions:
+        if p.consumer_id is not None and p.consumer_id in held:
+            held[p.consumer_id].setdefault(p.topic, set()).add(p.partition)
+    return {
+        member_id: {t: sorted(ps) for t, ps in sorted(topics.items()) if ps}
+        for member_id, topics in held.items()
+    }
+
+
+def member_lags(snapshot: GroupSnapshot, live: Assignment, total_lag: int) -> tuple[MemberLag, ...]:
+    """Per live member, sorted by member id: partitions held, lag sum and share."""
+    lag_of = {(p.topic, p.partition): p.lag for p in snapshot.partitions}
+    out = []
+    for m in sorted(snapshot.members, key=lambda m: m.member_id):
+        topics = live.get(m.member_id, {})
+        lags = [lag_of.get((t, p)) for t, ps in topics.items() for p in ps]
+        lag = sum(v for v in lags if v is not None)
+        out.append(
+            MemberLag(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id or None,
+                host=m.host or None,
+                assignment={t: tuple(ps) for t, ps in topics.items()},
+                partitions=len(lags),
+                lag=lag,
+                unknown_partitions=sum(1 for v in lags if v is None),
+                share=lag / total_lag if total_lag > 0 else None,
+            )
+        )
+    return tuple(out)
+
+
+def live_imbalance(members: Sequence[MemberLag], total_lag: int) -> float | None:
+    """Max member lag over the mean (group lag / members); 1.0 when there is no lag."""
+    if not members:
+        return None
+    if total_lag <= 0:
+        return 1.0
+    return max(m.lag for m in members) / (total_lag / len(members))
+
+
+def hot_partitions(
+    rows: Sequence[PartitionLag], total_lag: int, count: int = HOT_PARTITIONS
+) -> tuple[HotPartition, ...]:
+    """The partitions with the most lag (lag above 0), most first."""
+    lagging = [p for p in rows if p.lag]
+    lagging.sort(key=lambda p: (-(p.lag or 0), p.topic, p.partition))
+    return tuple(
+        HotPartition(
+            topic=p.topic,
+            partition=p.partition,
+            lag=p.lag or 0,
+            share=(p.lag or 0) / total_lag if total_lag > 0 else None,
+            consumer_id=p.consumer_id,
+        )
+        for p in lagging[:count]
+    )
+
+
+def strategy_now(
+    snapshot: GroupSnapshot | None, live: Assignment, strategy: str
+) -> tuple[StrategyNow | None, str | None]:
+    """Run ``strategy`` on the snapshot's lags for the live members.
+
+    Returns the result, or ``None`` and the reason it cannot be computed.
+    """
+    if snapshot is None:
+        return None, "no lag snapshot of this group yet"
+    if not snapshot.members:
+        return None, "the group has no live members"
+    lags = snapshot.lags_by_topic()
+    if not lags:
+        return None, "the group reads no partitions"
+    topics = tuple(lags)
+    members = [
+        Member(
+            member_id=m.member_id,
+            topics=topics,
+            group_instance_id=m.group_instance_id,
+            owned={t: tuple(ps) for t, ps in live.get(m.member_id, {}).items() if t in lags},
+        )
+        for m in snapshot.members
+    ]
+    try:
+        rebalance = make_rebalance(members, {t: len(v) for t, v in lags.items()}, lags)
+        started = time.perf_counter()
+        result = run_strategy(strategy, rebalance)
+        compute_ms = (time.perf_counter() - started) * 1000
+    except InvalidRebalance as exc:
+        return None, exc.message
+    stats = assignment_stats(rebalance, result)
+    return (
+        StrategyNow(
+            strategy=strategy,
+            member_lag=stats.member_lag,
+            max_lag=stats.max_lag,
+            imbalance=stats.imbalance,
+            moved=stats.moved,
+            compute_ms=compute_ms,
+        ),
+        None,
+    )
+
+
+def compare_live(
+    snapshot: GroupSnapshot | None, live: Assignment, last: AnswerRecord | None
+) -> LiveMatch:
+    """Does the live assignment match the last answer? See :class:`LiveMatch`."""
+    if last is None:
+        return LiveMatch("unknown", "the service has not answered a rebalance of this group")
+    if snapshot is None:
+        return LiveMatch("unknown", "no lag snapshot of this group yet")
+    if last.computed_at > snapshot.as_of:
+        return LiveMatch("pending", "the last answer is newer than the snapshot")
+    live_owner = owners(live)
+    if not live_owner:
+        state = snapshot.state or "unknown"
+        return LiveMatch("unknown", f"the live assignment is not known (group state {state})")
+    answer_owner = owners(last.assignment)
+    differing = sum(
+        1
+        for tp in live_owner.keys() | answer_owner.keys()
+        if live_owner.get(tp) != answer_owner.get(tp)
+    )
+    if differing == 0:
+        return LiveMatch("matches", "every partition is where the last answer put it", 0)
+    return LiveMatch(
+        "differs",
+        f"{differing} partition(s) are not where the last answer put them: the consumers "
+        "probably fell back to their own assignor or rebalanced without asking",
+        differing,
+    )
+
+
+def owners(assignment: Assignment) -> dict[TopicPartition, str]:
+    return {
+        (topic, p): member_id
+        for member_id, topics in assignment.items()
+        for topic, parts in topics.items()
+        for p in parts
+    }
+
+
+# --- JSON pieces ---------------------------------------------------------------------
+
+
+def partition_row(p: PartitionLag) -> dict[str, Any]:
+    """One partition with the field names of ``kafka-consumer-groups --describe``."""
+    return {
+        "topic": p.topic,
+        "partition": p.partition,
+        "current_offset": p.current_offset,
+        "log_end_offset": p.log_end_offset,
+        "log_start_offset": p.log_start_offset,
+        "lag": p.lag,
+        "consumer_id": p.consumer_id,
+        "host": p.host,
+        "client_id": p.client_id,
+        "out_of_range": p.out_of_range,
+        "stale": p.stale,
+    }
+
+
+def answer_json(a: AnswerRecord) -> dict[str, Any]:
+    return {
+        "computed_at": iso_utc(a.computed_at),
+        "strategy": a.strategy,
+        "lag_source": a.lag_source,
+        "members": a.members,
+        "partitions": a.partitions,
+        "imbalance": round(a.imbalance, 4),
+        "max_lag": a.max_lag,
+        "moved": a.moved,
+        "compute_ms": round(a.compute_ms, 3),
+    }
+
+
+def rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)

@@ -1,0 +1,197 @@
+"""``GET /groups`` and ``GET /groups/{group_id}``: the tracked groups, JSON or HTML.
+
+JSON by default; the HTML page (:mod:`lagassign.http.groups_page`) when the
+``Accept`` header ranks ``text/html`` above ``application/json``, as a browser's
+does. Both read the lag view's cached snapshots and the answer log only: they
+never wait on Kafka. The report itself is :mod:`lagassign.group_report`.
+
+The routes read the view and the log on the event loop (between two refresh
+steps, like the metrics collector), then build and render the report in the
+thread pool, so the what-if run of the default strategy on a large group does not
+hold up the event loop that answers ``POST /assign``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from lagassign.answer_log import AnswerLog
+from lagassign.errors import LagassignError
+from lagassign.group_report import group_report, group_summary
+from lagassign.http.auth import require_token
+from lagassign.http.groups_page import render_group, render_group_list
+from lagassign.lag_reader import LagReader
+
+# A snapshot older than this many refresh intervals counts as stale.
+STALE_AFTER_INTERVALS = 3
+
+router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
+
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {}, "text/html": {}}},
+    401: {"description": "A token is configured and the bearer token is missing or wrong"},
+}
+
+
+class UnknownGroup(LagassignError):
+    code = "not_found"
+    status = 404
+
+
+@router.get("/groups", response_class=JSONResponse, responses=RESPONSES)
+async def list_groups(request: Request) -> Response:
+    """Every tracked group with its freshness and summary."""
+    state = request.app.state
+    view: LagReader | None = state.lag_view
+    answers: AnswerLog = state.answers
+    snapshots = dict(view.snapshots()) if view is not None else {}
+    group_ids = sorted(set(snapshots) | set(answers.groups()))
+    last = {group_id: answers.last(group_id) for group_id in group_ids}
+    health = lag_view_health(view)
+    now = datetime.now(UTC)
+    stale_after = stale_after_s(request)
+    refresh_error = outage(view)
+    as_html = prefers_html(request.headers.get("accept"))
+
+    def respond() -> Response:
+        summaries = [
+            group_summary(
+                group_id,
+                snapshots.get(group_id),
+                last[group_id],
+                now=now,
+                stale_after_s=stale_after,
+                refresh_error=refresh_error,
+            )
+            for group_id in group_ids
+        ]
+        if as_html:
+            return html(render_group_list(summaries, health))
+        return JSONResponse(
+            {"groups": [s.to_json() for s in summaries], "lag_view": health},
+            headers={"Vary": "Accept"},
+        )
+
+    return await run_in_threadpool(respond)
+
+
+@router.get(
+    "/groups/{group_id:path}",
+    response_class=JSONResponse,
+    responses={**RESPONSES, 404: {"description": "The group is neither tracked nor answered"}},
+)
+async def get_group(group_id: str, request: Request) -> Response:
+    """One group: freshness, header, partitions, members, skew, last answers."""
+    state = request.app.state
+    view: LagReader | None = state.lag_view
+    answers: AnswerLog = state.answers
+    snapshot = view.snapshot(group_id) if view is not None else None
+    recent = answers.recent(group_id)
+    if snapshot is None and not recent:
+        raise UnknownGroup(f"group {group_id!r} is not tracked", {"group_id": group_id})
+    default_strategy: str = state.settings.default_strategy
+    now = datetime.now(UTC)
+    stale_after = stale_after_s(request)
+    refresh_error = outage(view)
+    as_html = prefers_html(request.headers.get("accept"))
+
+    def respond() -> Response:
+        report = group_report(
+            group_id,
+            snapshot,
+            recent,
+            default_strategy=default_strategy,
+            now=now,
+            stale_after_s=stale_after,
+            refresh_error=refresh_error,
+        )
+        if as_html:
+            return html(render_group(report))
+        return JSONResponse(report.to_json(), headers={"Vary": "Accept"})
+
+    return await run_in_threadpool(respond)
+
+
+def stale_after_s(request: Request) -> float:
+    return STALE_AFTER_INTERVALS * float(request.app.state.settings.refresh_interval_s)
+
+
+def outage(view: LagReader | None) -> str | None:
+    """The view's last refresh error when Kafka is down (it then concerns every group).
+
+    A failure of one group is on that group's own snapshot (``error``).
+    """
+    if view is None or view.kafka_up:
+        return None
+    return view.last_refresh_error
+
+
+def lag_view_health(view: LagReader | None) -> dict[str, Any]:
+    if view is None:
+        return {"running": False, "kafka_up": False, "last_refresh_error": None}
+    last_ok = view.last_refresh_ok
+    return {
+        "running": True,
+        "kafka_up": view.kafka_up,
+        "first_snapshot_loaded": view.first_snapshot_loaded,
+        "last_refresh_ok": last_ok.isoformat() if last_ok else None,
+        "last_refresh_error": view.last_refresh_error,
+    }
+
+
+def html(text: str) -> HTMLResponse:
+    return HTMLResponse(text, headers={"Vary": "Accept", "Cache-Control": "no-store"})
+
+
+def prefers_html(accept: str | None) -> bool:
+    """True when ``accept`` ranks ``text/html`` strictly above ``application/json``.
+
+    Each type takes the quality of the most specific range that matches it
+    (``text/html`` over ``text/*`` over ``*/*``). A browser's ``text/html,...,
+    */*;q=0.8`` gives HTML; ``*/*`` (curl) or no header gives JSON.
+    """
+    if not accept:
+        return False
+    ranges = parse_accept(accept)
+    return quality(ranges, "text", "html") > quality(ranges, "application", "json")
+
+
+def parse_accept(accept: str) -> list[tuple[str, str, float]]:
+    """``Accept`` -> (type, subtype, q) per media range; malformed ranges are skipped."""
+    out: list[tuple[str, str, float]] = []
+    for item in accept.split(","):
+        media, *params = item.split(";")
+        kind, sep, sub = media.strip().lower().partition("/")
+        if not sep or not kind or not sub:
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = min(1.0, max(0.0, float(value)))
+                except ValueError:
+                    q = 0.0
+        out.append((kind, sub.strip(), q))
+    return out
+
+
+def quality(ranges: list[tuple[str, str, float]], kind: str, sub: str) -> float:
+    best_specificity, best_q = -1, 0.0
+    for r_kind, r_sub, q in ranges:
+        if r_kind == kind and r_sub == sub:
+            specificity = 2
+        elif r_kind == kind and r_sub == "*":
+            specificity = 1
+        elif r_kind == "*" and r_sub == "*":
+            specificity = 0
+        else:
+            continue
+        if specificity > best_specificity:
+            best_specificity, best_q = specificity, q
+    return best_q

@@ -1,0 +1,219 @@
+"""The files in ``deploy/`` and the Dockerfile parse, fit together and name real metrics.
+
+No Docker engine or cluster runs here: these tests read the files (YAML with
+:mod:`tests.deploy.block_yaml`, the dashboard with ``json``) and check what
+would otherwise only fail at deploy time: names that must match, the probes,
+the native-sidecar shape, the KRaft settings, and that every metric a rule or
+panel queries is one the service really exports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lagassign.app import create_app
+from lagassign.settings import Settings
+from tests.deploy.block_yaml import load_all
+from tests.service.fake_lag_view import FakeLagView, snapshot_of
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+METRIC = re.compile(r"\b(lagassign_[a-z_]+)\b")
+
+
+def yaml_file(relative: str) -> list[Any]:
+    return load_all((DEPLOY / relative).read_text())
+
+
+@pytest.fixture(scope="module")
+def exported_metrics() -> set[str]:
+    """Every sample name the app's registry can expose, read from a live app."""
+    view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
+    app = create_app(Settings.from_environ({}), lag_view=view)
+    suffixes = {
+        "counter": ("_total", "_created"),
+        "histogram": ("_bucket", "_count", "_sum", "_created"),
+        "gauge": ("",),
+        "info": ("_info",),
+        "summary": ("_count", "_sum", "_created"),
+    }
+    names = set()
+    for family in app.state.registry.collect():
+        names.update(family.name + suffix for suffix in suffixes[family.type])
+    return names
+
+
+def queried_metrics(expressions: Iterator[str]) -> set[str]:
+    return {name for expr in expressions for name in METRIC.findall(expr)}
+
+
+def test_every_yaml_file_parses() -> None:
+    files = sorted(DEPLOY.glob("**/*.y*ml"))
+    assert len(files) >= 5
+    for path in files:
+        if "local-kafka" in path.parts:
+            continue
+        documents = load_all(path.read_text())
+        assert documents, path
+        assert all(isinstance(d, dict) for d in documents), path
+
+
+def test_compose_runs_kraft_kafka_the_sidecar_and_prometheus() -> None:
+    (compose,) = yaml_file("compose.yaml")
+    services = compose["services"]
+    assert set(services) == {"kafka", "lagassign", "prometheus"}
+
+    kafka = services["kafka"]
+    assert kafka["image"].startswith("apache/kafka:")
+    env = kafka["environment"]
+    assert env["KAFKA_PROCESS_ROLES"] == "broker,controller"
+    assert "CONTROLLER" in env["KAFKA_CONTROLLER_LISTENER_NAMES"]
+    assert not any("ZOOKEEPER" in key for key in env)
+
+    sidecar = services["lagassign"]
+    assert (DEPLOY / sidecar["build"]["context"] / sidecar["build"]["dockerfile"]).is_file()
+    assert sidecar["depends_on"]["kafka"]["condition"] == "service_healthy"
+    sidecar_env = sidecar["environment"]
+    assert sidecar_env["LAGASSIGN_BOOTSTRAP_SERVERS"] == "kafka:9092"
+    # Bound beyond loopback, so the token is required from the environment, never baked in.
+    assert sidecar_env["LAGASSIGN_HOST"] == "0.0.0.0"
+    assert sidecar_env["LAGASSIGN_TOKEN"].startswith("${LAGASSIGN_TOKEN:?")
+    assert "LAGASSIGN_ALLOW_UNAUTHENTICATED" not in sidecar_env
+
+    prometheus = services["prometheus"]
+    mounted = {v.split(":")[0] for v in prometheus["volumes"]}
+    assert "./prometheus/rules.yaml" in mounted
+    for volume in mounted:
+        if volume.startswith("./"):
+            assert (DEPLOY / volume).is_file(), volume
+
+    for service in services.values():
+        for port in service.get("ports", []):
+            assert port.startswith("127.0.0.1:"), port
+
+
+def test_prometheus_scrapes_the_sidecar_and_loads_the_rules() -> None:
+    (config,) = yaml_file("prometheus/prometheus.yml")
+    assert config["rule_files"] == ["/etc/prometheus/rules.yaml"]
+    (job,) = config["scrape_configs"]
+    assert job["metrics_path"] == "/metrics"
+    assert job["static_configs"][0]["targets"] == ["lagassign:8321"]
+
+
+def test_the_kubernetes_consumer_runs_lagassign_as_a_native_sidecar() -> None:
+    (deployment,) = yaml_file("kubernetes/consumer-deployment.yaml")
+    assert deployment["kind"] == "Deployment"
+    pod = deployment["spec"]["template"]
+    assert (
+        deployment["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+    )
+    (sidecar,) = pod["spec"]["initContainers"]
+    assert sidecar["restartPolicy"] == "Always"
+    assert sidecar["livenessProbe"]["httpGet"]["path"] == "/livez"
+    assert sidecar["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert sidecar["startupProbe"]["httpGet"]["path"] == "/livez"
+    (port,) = sidecar["ports"]
+    assert port["containerPort"] == 8321
+    env = {e["name"]: e for e in sidecar["env"]}
+    assert env["LAGASSIGN_HOST"]["value"] == "0.0.0.0"
+    assert "secretKeyRef" in env["LAGASSIGN_TOKEN"]["valueFrom"]
+    assert sidecar["securityContext"]["runAsUser"] == dockerfile_uid()
+    assert sidecar["securityContext"]["readOnlyRootFilesystem"] is True
+    (consumer,) = pod["spec"]["containers"]
+    consumer_env = {e["name"]: e for e in consumer["env"]}
+    assert consumer_env["LAGASSIGN_URL"]["value"] == "http://127.0.0.1:8321"
+
+
+def test_the_pod_monitor_selects_the_consumer_pods_and_their_sidecar_port() -> None:
+    (deployment,) = yaml_file("kubernetes/consumer-deployment.yaml")
+    (monitor,) = yaml_file("kubernetes/podmonitor.yaml")
+    assert monitor["kind"] == "PodMonitor"
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
+    (sidecar,) = deployment["spec"]["template"]["spec"]["initContainers"]
+    assert endpoint["port"] == sidecar["ports"][0]["name"]
+    assert endpoint["path"] == "/metrics"
+
+
+def test_the_alert_rules_cover_staleness_imbalance_and_fallback(
+    exported_metrics: set[str],
+) -> None:
+    (rules,) = yaml_file("prometheus/rules.yaml")
+    alerts = {r["alert"]: r for group in rules["groups"] for r in group["rules"]}
+    assert {"LagassignLagStale", "LagassignHighImbalance", "LagassignFallbackSuspected"} <= set(
+        alerts
+    )
+    for name, rule in alerts.items():
+        assert rule["expr"].strip(), name
+        assert rule["labels"]["severity"] in {"info", "warning", "critical"}, name
+        assert rule["annotations"]["summary"], name
+        assert re.fullmatch(r"\d+[smh]", rule["for"]), name
+    used = queried_metrics(r["expr"] for r in alerts.values())
+    assert used, "the rules query no lagassign metric"
+    assert used <= exported_metrics, used - exported_metrics
+
+
+def test_the_dashboard_is_valid_json_and_queries_exported_metrics(
+    exported_metrics: set[str],
+) -> None:
+    dashboard = json.loads((DEPLOY / "grafana" / "lagassign.json").read_text())
+    panels = dashboard["panels"]
+    ids = [p["id"] for p in panels]
+    assert len(ids) == len(set(ids))
+    for panel in panels:
+        grid = panel["gridPos"]
+        assert grid["x"] + grid["w"] <= 24, panel["title"]
+    expressions = [t["expr"] for p in panels for t in p.get("targets", [])]
+    assert len(expressions) >= 10
+    used = queried_metrics(iter(expressions))
+    assert used <= exported_metrics, used - exported_metrics
+    # The panels cover lag, skew, answers and the lag view.
+    for metric in (
+        "lagassign_group_lag_sum",
+        "lagassign_assignment_imbalance_ratio",
+        "lagassign_assign_duration_seconds_bucket",
+        "lagassign_lag_snapshot_timestamp_seconds",
+        "lagassign_kafka_up",
+    ):
+        assert metric in used, metric
+    variables = {v["name"] for v in dashboard["templating"]["list"]}
+    assert {"datasource", "group"} <= variables
+
+
+def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
+    text = (REPO / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM\s+(\S+)", text, re.MULTILINE)
+    assert len(stages) == 2  # build, then a runtime without the build tools
+    assert dockerfile_uid() != 0
+    healthcheck = re.search(r"^HEALTHCHECK .*?(?<!\\)$", text, re.MULTILINE | re.DOTALL)
+    assert healthcheck is not None
+    assert "/livez" in healthcheck.group(0)
+    assert re.search(r'^CMD \["serve"\]', text, re.MULTILINE)
+    assert "--workers" not in text
+    instructions = [line for line in text.splitlines() if line and not line.startswith("#")]
+    installs = [line for line in instructions if "pip install" in line]
+    assert installs == ["RUN /opt/lagassign/bin/pip install ."]  # no [dev], no [pipeline]
+    for line in instructions:
+        if line.startswith(("FROM", "RUN")):
+            assert not re.search(r"jdk|java|spark|temurin", line, re.IGNORECASE), line
+    ignored = [
+        line
+        for line in (REPO / ".dockerignore").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert ignored[:4] == ["*", "!pyproject.toml", "!README.md", "!service/"]
+
+
+def dockerfile_uid() -> int:
+    text = (REPO / "Dockerfile").read_text()
+    match = re.search(r"^USER (\d+)", text, re.MULTILINE)
+    assert match is not None, "the Dockerfile must switch to a numeric non-root user"
+    return int(match.group(1))

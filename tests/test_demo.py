@@ -1,0 +1,84 @@
+"""``make run``'s demo, once, on the session's broker: skewed lag, the sidecar, one answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lagassign.demo import TARGET_LAG, compact_json
+from tests.kafka_fixture import LocalKafka
+
+DEMO_TIMEOUT_S = 300
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.kafka
+def test_the_demo_answers_once_and_stops_what_it_started(
+    kafka_broker: LocalKafka, tmp_path: Path
+) -> None:
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lagassign.demo",
+            "--kafka-dir",
+            str(kafka_broker.directory),
+            "--port",
+            str(port),
+            "--work-dir",
+            str(tmp_path),
+            "--once",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT_S,
+        env=environ,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr + out
+    assert f"http://127.0.0.1:{port}/groups" in out
+    assert f"http://127.0.0.1:{port}/metrics" in out
+    assert f"curl -s -X POST http://127.0.0.1:{port}/assign" in out
+
+    # The range and balanced summaries: balanced cuts the most loaded member's lag.
+    summary = dict(re.findall(r"^  (range|balanced): max member lag (\d+)", out, re.MULTILINE))
+    hot = max(max(lags) for lags in TARGET_LAG.values())
+    total = sum(sum(lags) for lags in TARGET_LAG.values())
+    assert int(summary["range"]) > int(summary["balanced"]) >= hot
+    request = json.loads((tmp_path / "assign-request.json").read_text())
+    assert request["strategy"] == "balanced"
+    assert len(request["members"]) == 3
+    assert request["partitions"] == {t: len(lags) for t, lags in TARGET_LAG.items()}
+    # Every lag is the target exactly: the answer's member lags add up to it.
+    member_lags = [int(v) for v in re.findall(r'"demo-consumer-\d-[^"]+": (\d+)', out)]
+    assert sum(member_lags) == total
+
+    # The sidecar is gone (its pid no longer runs it), and the session's broker still runs.
+    (pid,) = re.findall(r"\(pid (\d+)\)", out)
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    assert not cmdline.exists() or b"lagassign.cli" not in cmdline.read_bytes()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+    assert kafka_broker.is_running()
+
+
+def test_compact_json_keeps_partition_lists_on_one_line() -> None:
+    text = compact_json({"assignment": {"c-1": {"t0": [0, 2], "t1": []}}, "ids": ["a", "b"]})
+    assert '"t0": [0, 2]' in text
+    assert '"t1": []' in text
+    assert json.loads(text) == {"assignment": {"c-1": {"t0": [0, 2], "t1": []}}, "ids": ["a", "b"]}
