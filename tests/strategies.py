@@ -45,7 +45,7 @@ def rebalances(
             mine = draw(
                 st.lists(
                     st.sampled_from(sorted(free)) if free else st.nothing(),
-                    max_size=4,
+                    max_size=4 if free else 0,
                     unique=True,
                 )
             )
