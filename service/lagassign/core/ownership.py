@@ -8,6 +8,8 @@ claims of the same generation leaves the partition unowned.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from lagassign.core.model import Rebalance
 
 TopicPartition = tuple[str, int]
@@ -15,6 +17,19 @@ TopicPartition = tuple[str, int]
 
 def previous_owners(rebalance: Rebalance) -> dict[TopicPartition, str]:
     """(topic, partition) -> member id of its rightful previous owner."""
+    owners: dict[TopicPartition, str] = {}
+    claimed = 0
+    for member in rebalance.members:
+        for topic, owned in member.owned.items():
+            if topic in member.topics:  # a member never keeps a topic it left
+                owners.update(dict.fromkeys(zip(repeat(topic), owned), member.member_id))
+                claimed += len(owned)
+    if claimed == len(owners):
+        return owners  # the usual case: no two members claim the same partition
+    return _resolve_contested(rebalance)
+
+
+def _resolve_contested(rebalance: Rebalance) -> dict[TopicPartition, str]:
     best: dict[TopicPartition, tuple[int, str | None]] = {}
     for member in rebalance.members:
         generation = -1 if member.generation is None else member.generation
