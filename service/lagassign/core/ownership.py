@@ -20,8 +20,9 @@ def previous_owners(rebalance: Rebalance) -> dict[TopicPartition, str]:
     owners: dict[TopicPartition, str] = {}
     claimed = 0
     for member in rebalance.members:
+        subscribed = set(member.topics)
         for topic, owned in member.owned.items():
-            if topic in member.topics:  # a member never keeps a topic it left
+            if topic in subscribed:  # a member never keeps a topic it left
                 owners.update(dict.fromkeys(zip(repeat(topic), owned), member.member_id))
                 claimed += len(owned)
     if claimed == len(owners):
@@ -33,8 +34,9 @@ def _resolve_contested(rebalance: Rebalance) -> dict[TopicPartition, str]:
     best: dict[TopicPartition, tuple[int, str | None]] = {}
     for member in rebalance.members:
         generation = -1 if member.generation is None else member.generation
+        subscribed = set(member.topics)
         for topic, owned in member.owned.items():
-            if topic not in member.topics:
+            if topic not in subscribed:
                 continue  # a member never keeps a topic it no longer subscribes to
             for p in owned:
                 key = (topic, p)
