@@ -2,6 +2,8 @@
 
 from hypothesis import HealthCheck, settings
 
+from tests.kafka_fixture import kafka_broker, kafka_names, kafka_outage_broker  # noqa: F401
+
 # Every random case is reproducible: Hypothesis runs derandomized (seeded).
 settings.register_profile(
     "seeded",

@@ -1,0 +1,379 @@
+"""Benchmark: a full lag refresh of 100 groups over 100,000 group-partitions.
+
+On the local broker (deploy/local-kafka; started here in var/bench-kafka unless
+``--bootstrap`` names a running one) it creates ``--topics`` topics of
+``--partitions`` partitions, writes a few records to every partition, and makes
+``--groups`` groups, each reading one topic (so every topic is read by several
+groups) with a committed offset on every partition; ``--live-groups`` of them
+also have two live members (paused, so they only heartbeat). Everything is
+derived from the group and partition numbers: no randomness.
+
+Then a separate process (so that its memory is the view's alone) runs
+``--refreshes`` full refreshes of a :class:`~lagassign.lagview.refresh.LagView`
+tracking the groups by regex, without and with the Parquet history sink, and
+reports p50/p95/max refresh time (wall clock, and the process's CPU time, which
+other load on the machine does not inflate), the 1-minute load average when the
+measurement began, and its peak resident memory; Kafka's own
+``kafka-consumer-groups --describe --all-groups`` is timed over the same groups.
+
+Bars: p95 of a full refresh at most 2 s, peak memory at most 500 MiB.
+
+    .venv/bin/python bench/lag_refresh.py            # prints JSON lines
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+from lagassign.history.parquet import ParquetHistorySink
+from lagassign.lagview.refresh import LagView
+
+REPO = Path(__file__).resolve().parent.parent
+KAFKA = REPO / "deploy" / "local-kafka" / "kafka"
+BENCH_DIR = REPO / "var" / "bench-kafka"
+PREFIX = "bench"
+BAR_P95_S = 2.0
+BAR_PEAK_MIB = 500.0
+
+
+def emit(**fields: Any) -> None:
+    print(json.dumps({"bench": "lag_refresh", **fields}), flush=True)
+
+
+def topic_name(t: int) -> str:
+    return f"{PREFIX}-topic-{t:02d}"
+
+
+def group_name(g: int) -> str:
+    return f"{PREFIX}-group-{g:03d}"
+
+
+def records_in(t: int, p: int) -> int:
+    return 1 + (p * 31 + t * 7) % 5
+
+
+def committed_at(g: int, t: int, p: int) -> int:
+    return (p + g) % (records_in(t, p) + 1)
+
+
+# --- setup ------------------------------------------------------------------------
+
+
+async def create_topics(bootstrap: str, topics: int, partitions: int) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=120_000)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        for t in range(topics):
+            if topic_name(t) not in existing:
+                await admin.create_topics(
+                    [NewTopic(topic_name(t), partitions, 1)], timeout_ms=120_000
+                )
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            described = await admin.describe_topics([topic_name(t) for t in range(topics)])
+            led = sum(1 for d in described for p in d["partitions"] if p["leader"] >= 0)
+            if led == topics * partitions:
+                return
+            await asyncio.sleep(1)
+        raise TimeoutError("topic partitions have no leaders after 300 s")
+    finally:
+        await admin.close()
+
+
+async def produce(bootstrap: str, topics: int, partitions: int) -> int:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
+    await producer.start()
+    total = 0
+    try:
+        for t in range(topics):
+            batch = []
+            for p in range(partitions):
+                for i in range(records_in(t, p)):
+                    batch.append(await producer.send(topic_name(t), b"%d" % i, partition=p))
+            await producer.flush()
+            await asyncio.gather(*batch)
+            total += len(batch)
+    finally:
+        await producer.stop()
+    return total
+
+
+async def commit_groups(bootstrap: str, groups: int, topics: int, partitions: int) -> None:
+    for g in range(groups):
+        t = g % topics
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, group_id=group_name(g), enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            offsets = {
+                TopicPartition(topic_name(t), p): committed_at(g, t, p) for p in range(partitions)
+            }
+            consumer.assign(list(offsets))
+            await consumer.commit(offsets)
+        finally:
+            await consumer.stop()
+
+
+async def join_live_members(
+    bootstrap: str, live_groups: int, topics: int
+) -> list[AIOKafkaConsumer]:
+    members: list[AIOKafkaConsumer] = []
+    for g in range(live_groups):
+        for i in range(2):
+            consumer = AIOKafkaConsumer(
+                topic_name(g % topics),
+                bootstrap_servers=bootstrap,
+                group_id=group_name(g),
+                client_id=f"{group_name(g)}-member-{i}",
+                enable_auto_commit=False,
+                session_timeout_ms=60_000,
+                heartbeat_interval_ms=3_000,
+                max_poll_interval_ms=600_000,
+            )
+            await consumer.start()
+            members.append(consumer)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if all(m.assignment() for m in members):
+            break
+        await asyncio.sleep(0.5)
+    for m in members:
+        m.pause(*m.assignment())
+    return members
+
+
+# --- measurement (in its own process) ------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+async def measure(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
+    sink = ParquetHistorySink(history, "bench") if history else None
+    view = LagView(
+        bootstrap, group_pattern=f"{PREFIX}-group-.*", request_timeout_s=10, history=sink
+    )
+    durations: list[float] = []
+    cpu: list[float] = []
+    try:
+        for _ in range(2):  # warm-up: metadata, coordinators, connections
+            assert await view.refresh(), view.last_refresh_error
+        load = os.getloadavg()[0]
+        for _ in range(refreshes):
+            started = time.process_time()
+            ok = await view.refresh()
+            cpu.append(time.process_time() - started)
+            assert ok, view.last_refresh_error
+            assert view.last_refresh_seconds is not None
+            durations.append(view.last_refresh_seconds)
+        snapshots = view.snapshots()
+        partitions = sum(len(s.partitions) for s in snapshots.values())
+        unknown = sum(s.unknown_partitions for s in snapshots.values())
+        members = sum(len(s.members) for s in snapshots.values())
+    finally:
+        await view.stop()
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "measure": "lag_view_refresh",
+        "history": history is not None,
+        "groups": len(snapshots),
+        "group_partitions": partitions,
+        "unknown_partitions": unknown,
+        "live_members": members,
+        "refreshes": len(durations),
+        "p50_s": round(statistics.median(durations), 4),
+        "p95_s": round(percentile(durations, 0.95), 4),
+        "max_s": round(max(durations), 4),
+        "cpu_p50_s": round(statistics.median(cpu), 4),
+        "cpu_p95_s": round(percentile(cpu, 0.95), 4),
+        "load_average_1m": round(load, 2),
+        "peak_rss_mib": round(peak_kib / 1024, 1),
+        "history_rows": sink.rows_written if sink else 0,
+    }
+
+
+def time_kafka_tool(bootstrap: str, runs: int) -> dict[str, Any]:
+    durations: list[float] = []
+    rows = 0
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(
+            [
+                str(KAFKA),
+                "consumer-groups",
+                "--bootstrap-server",
+                bootstrap,
+                "--describe",
+                "--all-groups",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        durations.append(time.perf_counter() - started)
+        rows = sum(1 for line in done.stdout.splitlines() if line.startswith(f"{PREFIX}-group-"))
+    return {
+        "measure": "kafka-consumer-groups --describe --all-groups",
+        "group_partitions": rows,
+        "runs": runs,
+        "p50_s": round(statistics.median(durations), 4),
+        "max_s": round(max(durations), 4),
+    }
+
+
+def run_measure_process(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        __file__,
+        "measure",
+        "--bootstrap",
+        bootstrap,
+        "--refreshes",
+        str(refreshes),
+    ]
+    if history:
+        command += ["--history", history]
+    done = subprocess.run(command, check=True, capture_output=True, text=True, timeout=1800)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# --- main -------------------------------------------------------------------------
+
+
+def start_broker() -> str:
+    env = {**os.environ, "KAFKA_HEAP_OPTS": os.environ.get("KAFKA_HEAP_OPTS", "-Xms1g -Xmx1g")}
+    done = subprocess.run(
+        [
+            str(KAFKA),
+            "start",
+            "--port",
+            "0",
+            "--dir",
+            str(BENCH_DIR),
+            "--fresh",
+            "--timeout",
+            "180",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    return done.stdout.strip().splitlines()[0]
+
+
+def stop_broker() -> None:
+    subprocess.run(
+        [str(KAFKA), "stop", "--dir", str(BENCH_DIR), "--timeout", "300"],
+        check=True,
+        capture_output=True,
+        timeout=400,
+    )
+
+
+async def setup(args: argparse.Namespace, bootstrap: str) -> list[AIOKafkaConsumer]:
+    started = time.perf_counter()
+    await create_topics(bootstrap, args.topics, args.partitions)
+    records = await produce(bootstrap, args.topics, args.partitions)
+    await commit_groups(bootstrap, args.groups, args.topics, args.partitions)
+    members = await join_live_members(bootstrap, args.live_groups, args.topics)
+    emit(
+        setup={
+            "topics": args.topics,
+            "partitions_per_topic": args.partitions,
+            "groups": args.groups,
+            "group_partitions": args.groups * args.partitions,
+            "live_groups": args.live_groups,
+            "records": records,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+    )
+    return members
+
+
+async def bench(args: argparse.Namespace, bootstrap: str) -> None:
+    members = await setup(args, bootstrap)
+    try:
+        results = []
+        for history in (None, "history"):
+            with tempfile.TemporaryDirectory() as tmp:
+                where = str(Path(tmp) / "history") if history else None
+                result = await asyncio.to_thread(
+                    run_measure_process, bootstrap, args.refreshes, where
+                )
+            emit(**result)
+            results.append(result)
+        tool = await asyncio.to_thread(time_kafka_tool, bootstrap, args.tool_runs)
+        emit(**tool)
+    finally:
+        for m in members:
+            await m.stop()
+    plain = results[0]
+    emit(
+        summary={
+            "lag_view_p95_s": plain["p95_s"],
+            "lag_view_p50_s": plain["p50_s"],
+            "lag_view_peak_rss_mib": max(r["peak_rss_mib"] for r in results),
+            "kafka_consumer_groups_p50_s": tool["p50_s"],
+            "bar_p95_s": BAR_P95_S,
+            "bar_peak_rss_mib": BAR_PEAK_MIB,
+            "p95_within_bar": max(r["p95_s"] for r in results) <= BAR_P95_S,
+            "memory_within_bar": max(r["peak_rss_mib"] for r in results) <= BAR_PEAK_MIB,
+        }
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("mode", nargs="?", default="run", choices=["run", "measure"])
+    parser.add_argument(
+        "--bootstrap", help="a running broker (default: start one in var/bench-kafka)"
+    )
+    parser.add_argument("--topics", type=int, default=10)
+    parser.add_argument("--partitions", type=int, default=1000)
+    parser.add_argument("--groups", type=int, default=100)
+    parser.add_argument("--live-groups", type=int, default=10)
+    parser.add_argument("--refreshes", type=int, default=20)
+    parser.add_argument("--tool-runs", type=int, default=3)
+    parser.add_argument("--history", help="(measure) history directory")
+    args = parser.parse_args(argv)
+    if args.mode == "measure":
+        emit(**asyncio.run(measure(args.bootstrap, args.refreshes, args.history)))
+        return 0
+    own = args.bootstrap is None
+    bootstrap = start_broker() if own else args.bootstrap
+    try:
+        asyncio.run(bench(args, bootstrap))
+    finally:
+        if own:
+            stop_broker()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

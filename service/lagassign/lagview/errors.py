@@ -1,0 +1,44 @@
+"""Errors of the lag view.
+
+    Exception
+     └── LagViewError            something the view could not read from Kafka
+          ├── GroupReadError     one group could not be listed, described or
+          │                      its committed offsets fetched
+          └── TopicOffsetsError  one topic's log start or end offsets could not
+                                 be read within the per-request timeout
+    ValueError
+     └── InvalidLagViewSettings  the view was constructed with nonsense (an
+                                 unknown reset policy, a bad regex, ...)
+
+The refresh loop never lets these escape: it records them on the snapshot
+(``error``) and on the view (``last_refresh_error``) and keeps the last good
+values, marked stale.
+"""
+
+from __future__ import annotations
+
+
+class LagViewError(Exception):
+    """Kafka did not answer what the view asked for."""
+
+
+class GroupReadError(LagViewError):
+    """One group could not be read; ``group_id`` names it."""
+
+    def __init__(self, group_id: str, reason: str) -> None:
+        super().__init__(f"group {group_id!r}: {reason}")
+        self.group_id = group_id
+        self.reason = reason
+
+
+class TopicOffsetsError(LagViewError):
+    """One topic's offsets could not be read; ``topic`` names it."""
+
+    def __init__(self, topic: str, reason: str) -> None:
+        super().__init__(f"topic {topic!r}: {reason}")
+        self.topic = topic
+        self.reason = reason
+
+
+class InvalidLagViewSettings(ValueError):
+    """The lag view's arguments contradict themselves or name unknown values."""

@@ -1,0 +1,252 @@
+"""Reading consumer groups from Kafka: the group list, one group's description and
+its committed offsets, through aiokafka's admin client.
+
+One group per ``DescribeGroups`` call (aiokafka's multi-group describe misparses
+the response). The group coordinator of each group is cached and forgotten when
+the broker says it moved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
+from aiokafka.coordinator.protocol import (  # type: ignore[import-untyped]
+    ConsumerProtocolMemberAssignment,
+)
+from aiokafka.errors import (  # type: ignore[import-untyped]
+    CoordinatorLoadInProgressError,
+    CoordinatorNotAvailableError,
+    IncompatibleBrokerVersion,
+    NotCoordinatorError,
+    for_code,
+)
+from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-untyped]
+
+from lagassign.lagview.errors import GroupReadError
+from lagassign.lagview.protocol import (
+    DescribeGroupsV4,
+    ListGroupsV5,
+    OffsetFetchAll,
+    OffsetFetchResponseV3,
+)
+from lagassign.lagview.snapshot import MemberDescription
+
+# Errors after which the group's coordinator must be looked up again.
+COORDINATOR_MOVED = (
+    NotCoordinatorError,
+    CoordinatorNotAvailableError,
+    CoordinatorLoadInProgressError,
+)
+
+# The group types of KIP-848: ``classic`` (JoinGroup/SyncGroup, client-side
+# assignors) and ``consumer`` (the broker assigns; client-side assignors do not apply).
+CLASSIC = "classic"
+CONSUMER = "consumer"
+
+# A group's committed offsets: topic -> partition -> offset.
+CommittedOffsets = dict[str, dict[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class ListedGroup:
+    """One entry of ``ListGroups``; ``state`` and ``group_type`` are ``None`` on old brokers."""
+
+    group_id: str
+    protocol_type: str
+    state: str | None
+    group_type: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupDescription:
+    """One group's ``DescribeGroups`` answer, decoded.
+
+    ``protocol_type`` is the embedded protocol (``consumer`` for consumer
+    groups, empty for groups that only commit offsets); ``assignment_strategy``
+    is the protocol the members agreed on, ``None`` when there is none.
+    """
+
+    group_id: str
+    state: str | None
+    protocol_type: str
+    assignment_strategy: str | None
+    members: tuple[MemberDescription, ...]
+
+
+def decode_assignment(data: bytes | None) -> dict[str, tuple[int, ...]]:
+    """A member's assignment bytes (consumer protocol) -> topic -> sorted partitions.
+
+    Empty bytes (a group that is rebalancing) give an empty assignment; bytes
+    that are not a consumer-protocol assignment raise ``ValueError``.
+    """
+    if not data:
+        return {}
+    try:
+        decoded = ConsumerProtocolMemberAssignment.decode(data)
+    except (ValueError, EOFError, IndexError) as exc:  # struct.error is a ValueError
+        raise ValueError(f"not a consumer-protocol assignment: {exc}") from exc
+    out: dict[str, list[int]] = {}
+    for topic, partitions in decoded.assignment:
+        out.setdefault(topic, []).extend(partitions)
+    return {t: tuple(sorted(ps)) for t, ps in sorted(out.items())}
+
+
+class GroupReader:
+    """Lists and describes groups and reads committed offsets over one admin client.
+
+    Every method raises :class:`~lagassign.lagview.errors.GroupReadError` (or
+    aiokafka's connection errors, which the refresh loop records) and never
+    waits longer than ``timeout_s`` per request.
+    """
+
+    def __init__(self, admin: AIOKafkaAdminClient, timeout_s: float) -> None:
+        self._admin = admin
+        # aiokafka's admin client exposes no way to send a request version it does
+        # not ship; its connection (``_client``) negotiates versions and sends any.
+        self._client = admin._client
+        self._timeout_s = timeout_s
+        self._coordinators: dict[str, int] = {}
+        self._v5_list = True
+        self._v4_describe = True
+        self._v3_offsets = True
+
+    async def list_groups(self) -> list[ListedGroup]:
+        """Every group the cluster knows, with state and type where the broker says."""
+        async with asyncio.timeout(self._timeout_s):
+            if self._v5_list:
+                try:
+                    return await self._list_groups_v5()
+                except (NotImplementedError, IncompatibleBrokerVersion):
+                    self._v5_list = False
+            pairs = await self._admin.list_consumer_groups()
+        return sorted((ListedGroup(str(g), str(p), None, None) for g, p in pairs), key=_by_id)
+
+    async def _list_groups_v5(self) -> list[ListedGroup]:
+        nodes = [b.nodeId for b in self._client.cluster.brokers()] or [
+            self._client.get_random_node()
+        ]
+        found: dict[str, ListedGroup] = {}
+        for node in nodes:
+            response = await self._client.send(node, ListGroupsV5())
+            if response.error_code:
+                raise for_code(response.error_code)("ListGroups failed")
+            for group, protocol_type, state, group_type, _tags in response.groups:
+                found[group] = ListedGroup(group, protocol_type, state or None, group_type or None)
+        return [found[g] for g in sorted(found)]
+
+    async def coordinator(self, group_id: str) -> int:
+        """The node id of ``group_id``'s coordinator (cached)."""
+        node = self._coordinators.get(group_id)
+        if node is None:
+            node = int(await self._admin.find_coordinator(group_id))
+            self._coordinators[group_id] = node
+        return node
+
+    def forget_coordinator(self, group_id: str) -> None:
+        """Look ``group_id``'s coordinator up again on the next request."""
+        self._coordinators.pop(group_id, None)
+
+    async def describe(self, group_id: str) -> GroupDescription:
+        """``DescribeGroups`` for one group (v4 when the broker offers it)."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                node = await self.coordinator(group_id)
+                raw = await self._describe_raw(group_id, node)
+        except TimeoutError as exc:
+            raise GroupReadError(group_id, "describe timed out") from exc
+        if raw[0]:
+            self._raise_group_error(group_id, "describe", raw[0])
+        return describe_answer(group_id, raw)
+
+    async def _describe_raw(self, group_id: str, node: int) -> tuple[Any, ...]:
+        if self._v4_describe:
+            try:
+                response = await self._client.send(node, DescribeGroupsV4(group_id))
+            except (NotImplementedError, IncompatibleBrokerVersion):
+                self._v4_describe = False
+            else:
+                return cast(tuple[Any, ...], response.groups[0])
+        responses = await self._admin.describe_consumer_groups([group_id], node)
+        error, group, state, protocol_type, protocol, members = responses[0].groups[0][:6]
+        # Before v4 there is no group instance id: put None in its place.
+        padded = [(m[0], None, *m[1:]) for m in members]
+        return (error, group, state, protocol_type, protocol, padded)
+
+    async def committed(self, group_id: str) -> CommittedOffsets:
+        """topic -> partition -> committed offset, for partitions with a commit.
+
+        One ``OffsetFetch`` for all partitions; its group-level error
+        (coordinator loading or moved) is checked, which aiokafka's admin client
+        does not do: an unread group must never look like a group without commits.
+        """
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                node = await self.coordinator(group_id)
+                response = await self._offset_fetch(group_id, node)
+        except TimeoutError as exc:
+            raise GroupReadError(group_id, "committed offsets timed out") from exc
+        if response.error_code:
+            self._raise_group_error(group_id, "committed offsets", response.error_code)
+        for topic, partition, error in response.partition_errors:
+            self._raise_group_error(group_id, f"committed offset of {topic}-{partition}", error)
+        committed: CommittedOffsets = {}
+        for topic, rows in response.offsets.items():
+            kept = {p: o for p, o in rows.items() if o >= 0}
+            if kept:
+                committed[topic] = kept
+        return committed
+
+    async def _offset_fetch(self, group_id: str, node: int) -> OffsetFetchResponseV3:
+        if self._v3_offsets:
+            try:
+                answer: OffsetFetchResponseV3 = await self._client.send(
+                    node, OffsetFetchAll(group_id)
+                )
+                return answer
+            except (NotImplementedError, IncompatibleBrokerVersion):
+                self._v3_offsets = False
+        generic = await self._client.send(node, OffsetFetchRequest(group_id, None))
+        offsets: dict[str, dict[int, int]] = {}
+        errors: list[tuple[str, int, int]] = []
+        for topic, rows in generic.topics:
+            for partition, offset, _metadata, error in rows:
+                offsets.setdefault(topic, {})[partition] = offset
+                if error:
+                    errors.append((topic, partition, error))
+        return OffsetFetchResponseV3(0, offsets, errors, getattr(generic, "error_code", 0))
+
+    def _raise_group_error(self, group_id: str, what: str, code: int) -> None:
+        error = for_code(code)
+        if issubclass(error, COORDINATOR_MOVED):
+            self.forget_coordinator(group_id)
+        raise GroupReadError(group_id, f"{what} failed: {error.__name__}")
+
+
+def describe_answer(group_id: str, raw: tuple[Any, ...]) -> GroupDescription:
+    """A ``DescribeGroups`` group entry (v4 layout) -> :class:`GroupDescription`."""
+    _error, _group, state, protocol_type, protocol, members = raw[:6]
+    decoded: list[MemberDescription] = []
+    for member_id, instance_id, client_id, host, _metadata, assignment in members:
+        try:
+            owned: Mapping[str, tuple[int, ...]] = (
+                decode_assignment(assignment) if protocol_type == "consumer" else {}
+            )
+        except ValueError:
+            owned = {}
+        decoded.append(MemberDescription(member_id, instance_id, client_id, host, owned))
+    decoded.sort(key=lambda m: m.member_id)
+    return GroupDescription(
+        group_id=group_id,
+        state=state or None,
+        protocol_type=protocol_type or "",
+        assignment_strategy=protocol or None,
+        members=tuple(decoded),
+    )
+
+
+def _by_id(group: ListedGroup) -> str:
+    return group.group_id

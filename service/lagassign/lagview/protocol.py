@@ -1,0 +1,308 @@
+"""Kafka protocol messages the view sends itself, through aiokafka's connection.
+
+- ``DescribeGroups`` v4: the first version that reports each member's
+  ``group.instance.id`` (aiokafka stops at v3, and its v3 request is paired
+  with the v2 response layout, which is why the view describes one group per
+  call and asks for v4 when the broker offers it).
+- ``ListGroups`` v5: reports each group's state and type (``classic`` or
+  ``consumer``, KIP-848) in the one listing request.
+- ``OffsetFetch`` v3 (every committed offset of a group) and ``Metadata`` v5
+  (partitions and leaders of the wanted topics): the same layouts aiokafka
+  ships, but read by a decoder written for these two responses. They are the
+  large ones (one row per partition, 100,000 rows a refresh for a big fleet)
+  and aiokafka's generic field-by-field decoding would take most of a refresh.
+
+All are built from aiokafka's own protocol types and sent through aiokafka's
+connection, which negotiates the version per connection: when a broker does not
+offer these versions, sending them raises ``NotImplementedError`` and the callers
+fall back to aiokafka's own requests.
+"""
+
+from __future__ import annotations
+
+import struct
+from io import BytesIO
+from typing import ClassVar
+
+from aiokafka.protocol.api import Request, RequestStruct, Response  # type: ignore[import-untyped]
+from aiokafka.protocol.types import (  # type: ignore[import-untyped]
+    Array,
+    Boolean,
+    Bytes,
+    CompactArray,
+    CompactString,
+    Int16,
+    Int32,
+    Schema,
+    String,
+    TaggedFields,
+)
+
+DESCRIBE_GROUPS_KEY = 15
+LIST_GROUPS_KEY = 16
+OFFSET_FETCH_KEY = 9
+METADATA_KEY = 3
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+_OFFSET_ROW = struct.Struct(">iqh")  # partition, committed offset, metadata length
+_PARTITION_ROW = struct.Struct(">hii")  # error code, partition, leader
+
+
+class DescribeGroupsResponseV4(Response):  # type: ignore[misc]
+    API_KEY = DESCRIBE_GROUPS_KEY
+    API_VERSION = 4
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        (
+            "groups",
+            Array(
+                ("error_code", Int16),
+                ("group", String("utf-8")),
+                ("state", String("utf-8")),
+                ("protocol_type", String("utf-8")),
+                ("protocol", String("utf-8")),
+                (
+                    "members",
+                    Array(
+                        ("member_id", String("utf-8")),
+                        ("group_instance_id", String("utf-8")),
+                        ("client_id", String("utf-8")),
+                        ("client_host", String("utf-8")),
+                        ("member_metadata", Bytes),
+                        ("member_assignment", Bytes),
+                    ),
+                ),
+                ("authorized_operations", Int32),
+            ),
+        ),
+    )
+
+
+class DescribeGroupsRequestV4(RequestStruct):  # type: ignore[misc]
+    API_KEY = DESCRIBE_GROUPS_KEY
+    API_VERSION = 4
+    RESPONSE_TYPE = DescribeGroupsResponseV4
+    SCHEMA = Schema(
+        ("groups", Array(String("utf-8"))),
+        ("include_authorized_operations", Boolean),
+    )
+
+
+class DescribeGroupsV4(Request[DescribeGroupsRequestV4]):  # type: ignore[misc]
+    """DescribeGroups for one group, v4 only (the broker must offer v4)."""
+
+    API_KEY = DESCRIBE_GROUPS_KEY
+
+    def __init__(self, group_id: str) -> None:
+        self._group_id = group_id
+
+    def build(self, request_struct_class: type[DescribeGroupsRequestV4]) -> DescribeGroupsRequestV4:
+        return request_struct_class([self._group_id], False)
+
+
+class ListGroupsResponseV5(Response):  # type: ignore[misc]
+    API_KEY = LIST_GROUPS_KEY
+    API_VERSION = 5
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        (
+            "groups",
+            CompactArray(
+                ("group", CompactString("utf-8")),
+                ("protocol_type", CompactString("utf-8")),
+                ("group_state", CompactString("utf-8")),
+                ("group_type", CompactString("utf-8")),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("tags", TaggedFields),
+    )
+
+
+class ListGroupsRequestV5(RequestStruct):  # type: ignore[misc]
+    FLEXIBLE_VERSION = True
+    API_KEY = LIST_GROUPS_KEY
+    API_VERSION = 5
+    RESPONSE_TYPE = ListGroupsResponseV5
+    SCHEMA = Schema(
+        ("states_filter", CompactArray(CompactString("utf-8"))),
+        ("types_filter", CompactArray(CompactString("utf-8"))),
+        ("tags", TaggedFields),
+    )
+
+
+class ListGroupsV5(Request[ListGroupsRequestV5]):  # type: ignore[misc]
+    """ListGroups of every state and type, v5 only (the broker must offer v5)."""
+
+    API_KEY = LIST_GROUPS_KEY
+
+    def build(self, request_struct_class: type[ListGroupsRequestV5]) -> ListGroupsRequestV5:
+        return request_struct_class([], [], {})
+
+
+class _Reader:
+    """Reads big-endian Kafka protocol fields from a buffer, front to back."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def int16(self) -> int:
+        (value,) = _INT16.unpack_from(self.data, self.pos)
+        self.pos += 2
+        return int(value)
+
+    def int32(self) -> int:
+        (value,) = _INT32.unpack_from(self.data, self.pos)
+        self.pos += 4
+        return int(value)
+
+    def string(self) -> str | None:
+        length = self.int16()
+        if length < 0:
+            return None
+        start, self.pos = self.pos, self.pos + length
+        return self.data[start : self.pos].decode("utf-8")
+
+    def skip_int32_array(self) -> None:
+        length = self.int32()
+        self.pos += 4 * max(0, length)
+
+
+def _rest(data: BytesIO) -> bytes:
+    """What is left of a response buffer after the header aiokafka has read."""
+    return data.read()
+
+
+class OffsetFetchResponseV3:
+    """``OffsetFetch`` v3 answer, decoded straight into what the view keeps.
+
+    ``offsets``: topic -> partition -> committed offset (-1: none);
+    ``partition_errors``: (topic, partition, error code) of the rows that carry
+    one; ``error_code``: the group-level error. The offset metadata strings are
+    skipped.
+    """
+
+    API_KEY: ClassVar[int] = OFFSET_FETCH_KEY
+    API_VERSION: ClassVar[int] = 3
+
+    def __init__(
+        self,
+        throttle_time_ms: int,
+        offsets: dict[str, dict[int, int]],
+        partition_errors: list[tuple[str, int, int]],
+        error_code: int,
+    ) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.offsets = offsets
+        self.partition_errors = partition_errors
+        self.error_code = error_code
+
+    @classmethod
+    def decode(cls, data: BytesIO) -> OffsetFetchResponseV3:
+        reader = _Reader(_rest(data))
+        throttle = reader.int32()
+        buffer, unpack_row, unpack_error = reader.data, _OFFSET_ROW.unpack_from, _INT16.unpack_from
+        offsets: dict[str, dict[int, int]] = {}
+        errors: list[tuple[str, int, int]] = []
+        for _ in range(reader.int32()):
+            topic = reader.string() or ""
+            count = reader.int32()
+            pos = reader.pos
+            rows = offsets.setdefault(topic, {})
+            for _ in range(count):
+                partition, offset, metadata_length = unpack_row(buffer, pos)
+                pos += _OFFSET_ROW.size + max(0, metadata_length)
+                (error,) = unpack_error(buffer, pos)
+                pos += 2
+                rows[partition] = offset
+                if error:
+                    errors.append((topic, partition, error))
+            reader.pos = pos
+        return cls(throttle, offsets, errors, reader.int16())
+
+
+class OffsetFetchRequestV3(RequestStruct):  # type: ignore[misc]
+    API_KEY = OFFSET_FETCH_KEY
+    API_VERSION = 3
+    RESPONSE_TYPE = OffsetFetchResponseV3
+    SCHEMA = Schema(
+        ("consumer_group", String("utf-8")),
+        ("topics", Array(("topic", String("utf-8")), ("partitions", Array(Int32)))),
+    )
+
+
+class OffsetFetchAll(Request[OffsetFetchRequestV3]):  # type: ignore[misc]
+    """Every committed offset of one group (``topics`` null), v3 only."""
+
+    API_KEY = OFFSET_FETCH_KEY
+
+    def __init__(self, group_id: str) -> None:
+        self._group_id = group_id
+
+    def build(self, request_struct_class: type[OffsetFetchRequestV3]) -> OffsetFetchRequestV3:
+        return request_struct_class(self._group_id, None)
+
+
+class MetadataResponseV5:
+    """``Metadata`` v5 answer, reduced to what the view reads.
+
+    ``topics``: [(error_code, topic, is_internal, [(error_code, partition, leader)])].
+    """
+
+    API_KEY: ClassVar[int] = METADATA_KEY
+    API_VERSION: ClassVar[int] = 5
+
+    def __init__(self, topics: list[tuple[int, str, bool, list[tuple[int, int, int]]]]) -> None:
+        self.topics = topics
+
+    @classmethod
+    def decode(cls, data: BytesIO) -> MetadataResponseV5:
+        reader = _Reader(_rest(data))
+        reader.int32()  # throttle time
+        for _ in range(reader.int32()):  # brokers: node id, host, port, rack
+            reader.int32()
+            reader.string()
+            reader.int32()
+            reader.string()
+        reader.string()  # cluster id
+        reader.int32()  # controller id
+        buffer, unpack_row = reader.data, _PARTITION_ROW.unpack_from
+        topics: list[tuple[int, str, bool, list[tuple[int, int, int]]]] = []
+        for _ in range(reader.int32()):
+            error = reader.int16()
+            topic = reader.string() or ""
+            internal = buffer[reader.pos] != 0
+            reader.pos += 1
+            partitions: list[tuple[int, int, int]] = []
+            for _ in range(reader.int32()):
+                partitions.append(unpack_row(buffer, reader.pos))
+                reader.pos += _PARTITION_ROW.size
+                reader.skip_int32_array()  # replicas
+                reader.skip_int32_array()  # in-sync replicas
+                reader.skip_int32_array()  # offline replicas
+            topics.append((error, topic, internal, partitions))
+        return cls(topics)
+
+
+class MetadataRequestV5(RequestStruct):  # type: ignore[misc]
+    API_KEY = METADATA_KEY
+    API_VERSION = 5
+    RESPONSE_TYPE = MetadataResponseV5
+    SCHEMA = Schema(("topics", Array(String("utf-8"))), ("allow_auto_topic_creation", Boolean))
+
+
+class TopicMetadata(Request[MetadataRequestV5]):  # type: ignore[misc]
+    """Metadata of the named topics, never creating one, v5 only."""
+
+    API_KEY = METADATA_KEY
+
+    def __init__(self, topics: list[str]) -> None:
+        self._topics = topics
+
+    def build(self, request_struct_class: type[MetadataRequestV5]) -> MetadataRequestV5:
+        return request_struct_class(self._topics, False)

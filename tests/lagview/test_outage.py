@@ -1,0 +1,106 @@
+"""A broker outage during refreshes: the view goes stale, never crashes, and recovers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from lagassign.lagview.refresh import LagView
+from tests.kafka_fixture import LocalKafka
+from tests.lagview.kafka_builders import commit, create_topic, produce
+
+pytestmark = pytest.mark.kafka
+
+DEADLINE_S = 90.0
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not within {DEADLINE_S} s: {what}")
+
+
+def test_broker_stopped_and_started_during_refreshes(
+    kafka_outage_broker: LocalKafka, kafka_names: Callable[[str], str]
+) -> None:
+    broker = kafka_outage_broker
+    topic, group = kafka_names("t"), kafka_names("g")
+    refreshes: list[bool] = []
+
+    async def scenario() -> None:
+        await create_topic(broker.bootstrap, topic, 2)
+        await produce(broker.bootstrap, topic, [8, 3])
+        await commit(broker.bootstrap, group, {(topic, 0): 2, (topic, 1): 3})
+        view = LagView(
+            broker.bootstrap,
+            groups=[group],
+            interval_s=0.3,
+            request_timeout_s=1.0,
+            on_refresh=lambda _seconds, ok: refreshes.append(ok),
+        )
+        await view.start()
+        try:
+            await until(lambda: view.first_snapshot_loaded, "first snapshot")
+            before = view.snapshot(group)
+            assert before is not None
+            assert before.error is None
+            assert not before.stale
+            assert [p.lag for p in before.partitions] == [6, 0]
+            assert view.kafka_up
+            assert view.last_refresh_ok is not None
+
+            bootstrap, pid = broker.bootstrap, broker.pid
+            await asyncio.to_thread(broker.stop)
+            stopped_at = datetime.now(UTC)
+            assert not await asyncio.to_thread(broker.is_running)
+            await until(lambda: not view.kafka_up, "view notices the outage")
+            failed_so_far = len(refreshes)
+            await until(lambda: len(refreshes) >= failed_so_far + 3, "refreshes go on")
+            during = view.snapshot(group)
+            assert during is not None
+            assert during.stale
+            assert during.error is not None
+            assert all(p.stale for p in during.partitions)
+            # The last good values are kept.
+            assert [p.lag for p in during.partitions] == [6, 0]
+            # ... as they were read before the broker stopped.
+            assert before.as_of <= during.as_of < stopped_at
+            assert view.last_refresh_error is not None
+            assert view.refresh_errors_total >= 3
+            assert view.running
+
+            await asyncio.to_thread(broker.start)
+            # The same broker: same directory and address, a new process.
+            assert broker.bootstrap == bootstrap
+            assert broker.pid != pid
+            assert await asyncio.to_thread(broker.is_running)
+            await produce(broker.bootstrap, topic, [0, 4])
+
+            def recovered() -> bool:
+                now = view.snapshot(group)
+                return view.kafka_up and now is not None and now.error is None and not now.stale
+
+            await until(recovered, "view recovers by itself")
+            after = view.snapshot(group)
+            assert after is not None
+            await until(
+                lambda: [p.lag for p in view.snapshot(group).partitions] == [6, 4], "new lag"
+            )  # type: ignore[union-attr]
+            assert after.as_of > before.as_of
+            assert view.last_refresh_error is None
+            assert view.running
+        finally:
+            await view.stop()
+        assert not view.running
+
+    asyncio.run(scenario())
+    assert refreshes[0] is True
+    assert refreshes[-1] is True
+    assert False in refreshes
