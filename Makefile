@@ -5,14 +5,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format test bench run harness kafka-dist chromium clean
+.PHONY: install lint format test bench run harness kafka-dist chromium pipeline clean demo bench-shim
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,pipeline]'
+	$(PY) -m pip install -q -e client/python
 	touch $@
 
 # Kafka's own assignors, run by the exactness tests and the benchmark.
@@ -28,23 +29,38 @@ chromium:
 	command -v chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 lint: install
-	$(VENV)/bin/ruff check service tests bench
-	$(VENV)/bin/ruff format --check service tests bench
+	$(VENV)/bin/ruff check service pipeline tests bench client/python deploy/demo
+	$(VENV)/bin/ruff format --check service pipeline tests bench client/python deploy/demo
 	$(VENV)/bin/mypy
 
 format: install
-	$(VENV)/bin/ruff format service tests bench
-	$(VENV)/bin/ruff check --fix service tests bench
+	$(VENV)/bin/ruff format service pipeline tests bench client/python deploy/demo
+	$(VENV)/bin/ruff check --fix service pipeline tests bench client/python deploy/demo
 
 test: install harness kafka-dist chromium lint
+	mvn -q -B -f client/java/pom.xml test
 	$(PY) -m pytest
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
 run: install kafka-dist
 	$(PY) -m lagassign.demo
 
+# Rates, forecast weights and the backtest report from the history `make run` recorded,
+# or from a seeded synthetic history when there is none.
+PIPELINE_HISTORY ?= var/demo/history
+pipeline: install
+	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY) --synthetic-when-missing
+
 bench: install harness
 	$(PY) bench/assign.py
 
+# The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
+bench-shim: install kafka-dist
+	$(PY) bench/shim.py
+
+# Real consumers with the shim on the demo group: per-member lag under range and lagassign.
+demo: install kafka-dist
+	$(PY) deploy/demo/consumers.py
+
 clean:
-	rm -rf $(VENV) tests/kafka_reference/target var
+	rm -rf $(VENV) tests/kafka_reference/target client/java/target var

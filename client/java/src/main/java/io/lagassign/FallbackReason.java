@@ -1,0 +1,30 @@
+package io.lagassign;
+
+/**
+ * Why the group leader did not use the sidecar's answer; {@link #label()} is the name the
+ * fallback is counted by, the same as in the Python shim.
+ */
+public enum FallbackReason {
+    /** No answer within {@code lagassign.timeout.ms}. */
+    TIMEOUT("timeout"),
+    /** Connection refused, reset, unknown host. */
+    UNREACHABLE("unreachable"),
+    /** An HTTP status other than 200. */
+    STATUS("status"),
+    /** Not JSON, or not the answer's shape. */
+    MALFORMED("malformed"),
+    /** The answer breaks the leader's own metadata: a member or partition missing, a partition twice. */
+    INVALID("invalid"),
+    /** The leader's own metadata has gaps. */
+    METADATA("metadata");
+
+    private final String label;
+
+    FallbackReason(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

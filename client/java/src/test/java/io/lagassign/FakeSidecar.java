@@ -1,0 +1,162 @@
+package io.lagassign;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real HTTP server on 127.0.0.1 that answers {@code POST /assign} like a sidecar, well or in one
+ * chosen wrong way. A valid answer is a per-topic round robin over the request's members.
+ */
+final class FakeSidecar implements AutoCloseable {
+
+    enum Behaviour { ANSWER, SLOW, STATUS_500, MALFORMED_JSON, MISSING_PARTITION, PARTITION_TWICE }
+
+    private final HttpServer server;
+    private final CountDownLatch release = new CountDownLatch(1);
+    final List<JsonNode> requests = new CopyOnWriteArrayList<>();
+    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    volatile Behaviour behaviour;
+
+    FakeSidecar(Behaviour behaviour) throws IOException {
+        this.behaviour = behaviour;
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "fake-sidecar");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        server.createContext("/assign", this::handle);
+        server.start();
+    }
+
+    /** A URL where nothing listens: a sidecar that is stopped. */
+    static URI stoppedUrl() throws IOException {
+        try (FakeSidecar gone = new FakeSidecar(Behaviour.ANSWER)) {
+            return gone.url();
+        }
+    }
+
+    URI url() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    @Override
+    public void close() {
+        release.countDown();
+        server.stop(0);
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        JsonNode request = UserDataJson.MAPPER.readTree(exchange.getRequestBody().readAllBytes());
+        requests.add(request);
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        authorizations.add(authorization == null ? "" : authorization);
+        ObjectNode answer = roundRobin(request);
+        switch (behaviour) {
+            case SLOW -> {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                send(exchange, 200, answer.toString());
+            }
+            case STATUS_500 -> send(exchange, 500, "Internal Server Error");
+            case MALFORMED_JSON -> send(exchange, 200, "{\"assignment\": {\"c-1\": ");
+            case MISSING_PARTITION -> {
+                firstList(answer).remove(0);
+                send(exchange, 200, answer.toString());
+            }
+            case PARTITION_TWICE -> {
+                ArrayNode first = firstList(answer);
+                String topic = firstTopic(answer);
+                for (Map.Entry<String, JsonNode> member : answer.get("assignment").properties()) {
+                    ObjectNode topics = (ObjectNode) member.getValue();
+                    if (topics.path(topic) != first) {
+                        (topics.has(topic) ? (ArrayNode) topics.get(topic) : topics.putArray(topic)).add(first.get(0));
+                        break;
+                    }
+                }
+                send(exchange, 200, answer.toString());
+            }
+            default -> send(exchange, 200, answer.toString());
+        }
+    }
+
+    private static ArrayNode firstList(ObjectNode answer) {
+        for (Map.Entry<String, JsonNode> member : answer.get("assignment").properties()) {
+            for (Map.Entry<String, JsonNode> topic : member.getValue().properties()) {
+                if (!topic.getValue().isEmpty()) {
+                    return (ArrayNode) topic.getValue();
+                }
+            }
+        }
+        throw new IllegalStateException("the answer assigns nothing");
+    }
+
+    private static String firstTopic(ObjectNode answer) {
+        for (Map.Entry<String, JsonNode> member : answer.get("assignment").properties()) {
+            for (Map.Entry<String, JsonNode> topic : member.getValue().properties()) {
+                if (!topic.getValue().isEmpty()) {
+                    return topic.getKey();
+                }
+            }
+        }
+        throw new IllegalStateException("the answer assigns nothing");
+    }
+
+    static ObjectNode roundRobin(JsonNode request) {
+        Map<String, List<String>> subscribers = new TreeMap<>();
+        List<String> memberIds = new ArrayList<>();
+        for (JsonNode member : request.get("members")) {
+            String memberId = member.get("member_id").textValue();
+            memberIds.add(memberId);
+            for (JsonNode topic : member.get("topics")) {
+                subscribers.computeIfAbsent(topic.textValue(), t -> new ArrayList<>()).add(memberId);
+            }
+        }
+        memberIds.sort(null);
+        subscribers.values().forEach(list -> list.sort(null));
+        ObjectNode answer = UserDataJson.MAPPER.createObjectNode();
+        answer.put("group_id", request.get("group_id").textValue());
+        answer.put("strategy", request.path("strategy").isTextual() ? request.get("strategy").textValue() : "roundrobin");
+        ObjectNode assignment = answer.putObject("assignment");
+        memberIds.forEach(assignment::putObject);
+        for (Map.Entry<String, JsonNode> topic : request.get("partitions").properties()) {
+            List<String> members = subscribers.get(topic.getKey());
+            for (int p = 0; p < topic.getValue().intValue(); p++) {
+                ObjectNode topics = (ObjectNode) assignment.get(members.get(p % members.size()));
+                (topics.has(topic.getKey()) ? (ArrayNode) topics.get(topic.getKey()) : topics.putArray(topic.getKey()))
+                        .add(p);
+            }
+        }
+        answer.putObject("revoked");
+        return answer;
+    }
+
+    private static void send(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+}

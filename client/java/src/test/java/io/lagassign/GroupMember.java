@@ -1,0 +1,161 @@
+package io.lagassign;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * One real Kafka Java consumer with the shim, driven by the Python integration tests.
+ *
+ * <pre>
+ * GroupMember BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT
+ * </pre>
+ *
+ * <p>Prints JSON lines on stdout: {@code {"event": "assigned", "member_id", "partitions",
+ * "note", "decision", "fallbacks"}} after every rebalance (and {@code {"event": "revoked"}}
+ * before it), {@code {"event": "consumed",
+ * "records": [[topic, partition, offset], ...]}} after every poll that returned records (their
+ * offsets committed first when COMMIT is {@code true}), and {@code {"event": "closed"}} at the end. It leaves the group
+ * and exits when stdin says {@code stop} or closes.
+ */
+public final class GroupMember {
+    private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+
+    private GroupMember() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 7) {
+            System.err.println("usage: GroupMember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT");
+            System.exit(2);
+        }
+        boolean commit = Boolean.parseBoolean(args[6]);
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, args[5]);
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RecordingLagAssignor.class.getName());
+        props.put(LagAssignor.URL_CONFIG, args[3]);
+        props.put(LagAssignor.TIMEOUT_MS_CONFIG, args[4]);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+
+        AtomicBoolean stopping = new AtomicBoolean();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            Thread stdin = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = in.readLine()) != null && !"stop".equals(line.strip())) {
+                        // only "stop" means anything
+                    }
+                } catch (IOException e) {
+                    // stdin gone: stop as well
+                }
+                stopping.set(true);
+                consumer.wakeup();
+            }, "stdin");
+            stdin.setDaemon(true);
+            stdin.start();
+
+            consumer.subscribe(Arrays.asList(args[2].split(",")), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    OUT.println("{\"event\":\"revoked\"}");
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    report(consumer, partitions);
+                }
+            });
+            while (!stopping.get()) {
+                ConsumerRecords<byte[], byte[]> records;
+                try {
+                    records = consumer.poll(Duration.ofMillis(200));
+                } catch (WakeupException e) {
+                    break;
+                }
+                if (!records.isEmpty()) {
+                    if (commit) {
+                        commitQuietly(consumer);
+                    }
+                    ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+                    line.put("event", "consumed");
+                    ArrayNode list = line.putArray("records");
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
+                        list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
+                    }
+                    OUT.println(line);
+                }
+            }
+        }
+        OUT.println("{\"event\":\"closed\"}");
+    }
+
+    /** A commit refused during a rebalance is fine: the records come again. */
+    private static void commitQuietly(KafkaConsumer<byte[], byte[]> consumer) {
+        try {
+            consumer.commitSync();
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+            System.err.println("commit refused: " + e);
+        }
+    }
+
+    private static void report(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
+        RecordingLagAssignor assignor = RecordingLagAssignor.latest();
+        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+        line.put("event", "assigned");
+        line.put("member_id", consumer.groupMetadata().memberId());
+        line.put("generation", consumer.groupMetadata().generationId());
+        ArrayNode list = line.putArray("partitions");
+        List<TopicPartition> sorted = new ArrayList<>(partitions);
+        sorted.sort((a, b) -> a.topic().equals(b.topic())
+                ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
+        sorted.forEach(tp -> list.addArray().add(tp.topic()).add(tp.partition()));
+        assignor.assignedBy().ifPresentOrElse(note -> {
+            ObjectNode noted = line.putObject("note");
+            noted.put("by", note.by());
+            noted.put("strategy", note.strategy());
+            noted.put("reason", note.reason());
+        }, () -> line.putNull("note"));
+        assignor.lastDecision().ifPresentOrElse(decision -> {
+            ObjectNode decided = line.putObject("decision");
+            decided.put("by", decision.by());
+            decided.put("reason", decision.reason().map(FallbackReason::label).orElse(null));
+            decided.put("seconds", decision.elapsed().toNanos() / 1e9);
+        }, () -> line.putNull("decision"));
+        ObjectNode fallbacks = line.putObject("fallbacks");
+        for (Map.Entry<String, Long> entry : assignor.fallbackCounts().entrySet()) {
+            fallbacks.put(entry.getKey(), entry.getValue());
+        }
+        line.put("answers", assignor.answers());
+        OUT.println(line);
+    }
+}

@@ -1,0 +1,85 @@
+package io.lagassign;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SidecarTest {
+    private static final byte[] REQUEST = ("{\"group_id\":\"g\",\"members\":[{\"member_id\":\"c-1\",\"topics\":[\"t0\"]}],"
+            + "\"partitions\":{\"t0\":2}}").getBytes(StandardCharsets.UTF_8);
+
+    private static long soon(Duration timeout) {
+        return System.nanoTime() + timeout.toNanos();
+    }
+
+    @Test
+    void theAssignPathIsAddedToTheBaseUrl() {
+        Duration timeout = Duration.ofSeconds(1);
+        assertEquals(URI.create("http://127.0.0.1:8321/assign"),
+                new Sidecar(URI.create("http://127.0.0.1:8321"), timeout, null).assignUri());
+        assertEquals(URI.create("https://lagassign.internal/api/assign"),
+                new Sidecar(URI.create("https://lagassign.internal/api/"), timeout, null).assignUri());
+    }
+
+    @Test
+    void aHealthySidecarsAnswerIsReturnedWithTheTokenSent() throws Exception {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.ANSWER)) {
+            Duration timeout = Duration.ofSeconds(5);
+            byte[] body = new Sidecar(fake.url(), timeout, "s3cret").postAssign(REQUEST, soon(timeout));
+            assertTrue(new String(body, StandardCharsets.UTF_8).contains("\"c-1\":{\"t0\":[0,1]}"));
+            assertEquals("Bearer s3cret", fake.authorizations.get(0));
+            assertEquals("g", fake.requests.get(0).get("group_id").textValue());
+        }
+    }
+
+    @Test
+    void aStatusOtherThan200IsAStatusFailure() throws Exception {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.STATUS_500)) {
+            Duration timeout = Duration.ofSeconds(5);
+            FallbackException e = assertThrows(FallbackException.class,
+                    () -> new Sidecar(fake.url(), timeout, null).postAssign(REQUEST, soon(timeout)));
+            assertEquals(FallbackReason.STATUS, e.reason());
+            assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aStoppedSidecarIsUnreachable() throws IOException {
+        Duration timeout = Duration.ofSeconds(5);
+        Sidecar sidecar = new Sidecar(FakeSidecar.stoppedUrl(), timeout, null);
+        FallbackException e = assertThrows(FallbackException.class, () -> sidecar.postAssign(REQUEST, soon(timeout)));
+        assertEquals(FallbackReason.UNREACHABLE, e.reason());
+    }
+
+    @Test
+    void theDeadlineIsHard() throws Exception {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.SLOW)) {
+            Duration timeout = Duration.ofMillis(200);
+            long started = System.nanoTime();
+            FallbackException e = assertThrows(FallbackException.class,
+                    () -> new Sidecar(fake.url(), timeout, null).postAssign(REQUEST, started + timeout.toNanos()));
+            Duration waited = Duration.ofNanos(System.nanoTime() - started);
+            assertEquals(FallbackReason.TIMEOUT, e.reason());
+            // Bounded by the deadline, not by the sidecar's 10 s; the margin is for a busy machine.
+            assertTrue(waited.compareTo(Duration.ofMillis(200)) >= 0 && waited.compareTo(Duration.ofSeconds(2)) < 0,
+                    "waited " + waited);
+        }
+    }
+
+    @Test
+    void aDeadlineAlreadyPastSendsNothing() throws Exception {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.ANSWER)) {
+            Sidecar sidecar = new Sidecar(fake.url(), Duration.ofSeconds(1), null);
+            FallbackException e = assertThrows(FallbackException.class,
+                    () -> sidecar.postAssign(REQUEST, System.nanoTime() - 1));
+            assertEquals(FallbackReason.TIMEOUT, e.reason());
+            assertTrue(fake.requests.isEmpty());
+        }
+    }
+}

@@ -1,0 +1,81 @@
+"""The shim's settings and what it shows the application, shared by every client library.
+
+:class:`ShimAssignor` holds one consumer's :class:`~lagassign_client.member.MemberState`
+and :class:`~lagassign_client.leader.GroupLeader`; the library adapters
+(:mod:`lagassign_client.aiokafka_assignor`, :mod:`lagassign_client.kafka_python`)
+only translate between it and their library's types.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from lagassign_client.leader import Decision, GroupLeader
+from lagassign_client.member import MemberState
+from lagassign_client.sidecar import Sidecar
+from lagassign_client.userdata import AssignmentUserData
+
+PROTOCOL_NAME = "lagassign"
+DEFAULT_TIMEOUT_S = 1.5
+STRATEGIES = ("range", "roundrobin", "lag-aware", "fair", "sticky", "balanced")
+
+
+class ShimAssignor:
+    """Settings checked once, at construction; never during a rebalance.
+
+    - ``url``: the sidecar's base URL, e.g. ``http://127.0.0.1:8321``.
+    - ``group_id``: the consumer's ``group_id`` (the assignor is not told it).
+    - ``timeout_s``: the hard total deadline of the sidecar call (well under the
+      session timeout); on expiry the rebalance uses the range assignor.
+    - ``strategy``: one of :data:`STRATEGIES`, or None for the sidecar's default.
+    - ``token``: bearer token, when the sidecar requires one.
+    - ``instance_id``, ``rack``: this consumer's ``group_instance_id`` and
+      ``client_rack``, sent in the subscription user data.
+    - ``transport``: replaces the network (``httpx.MockTransport`` in tests).
+    """
+
+    name = PROTOCOL_NAME
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        group_id: str,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        strategy: str | None = None,
+        token: str | None = None,
+        instance_id: str | None = None,
+        rack: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not group_id:
+            raise ValueError("group_id must name the consumer group")
+        if strategy is not None and strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
+        sidecar = Sidecar(url, timeout_s=timeout_s, token=token, transport=transport)
+        self.leader = GroupLeader(sidecar, group_id, strategy)
+        self.member = MemberState(instance_id=instance_id, rack=rack)
+
+    @property
+    def fallbacks(self) -> dict[str, int]:
+        """Rebalances this consumer led on the range fallback, by reason."""
+        return self.leader.fallbacks
+
+    @property
+    def answers(self) -> int:
+        """Rebalances this consumer led on the sidecar's answer."""
+        return self.leader.answers
+
+    @property
+    def last_decision(self) -> Decision | None:
+        """The last rebalance this consumer led: by whom, why, how long it took."""
+        return self.leader.last_decision
+
+    @property
+    def assigned_by(self) -> AssignmentUserData | None:
+        """The leader's note on this consumer's current assignment."""
+        return self.member.assigned_by
+
+    def close(self) -> None:
+        """Release the HTTP connections; call after the consumer has stopped."""
+        self.leader.sidecar.close()

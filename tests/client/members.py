@@ -1,0 +1,414 @@
+"""Real consumers with the shim, one kind per client library, behind one small interface.
+
+- :class:`AiokafkaMember`: an ``AIOKafkaConsumer`` on the test's event loop.
+- :class:`KafkaPythonMember`: a kafka-python ``KafkaConsumer`` polling on its own thread.
+- :class:`JavaMember`: a Kafka Java ``KafkaConsumer`` in its own JVM
+  (``io.lagassign.GroupMember``), reporting JSON lines on stdout.
+
+Each consumes with commits after every batch (at least once), remembers every record
+it saw as ``(topic, partition, offset)``, and shows its shim's note on its current
+assignment and its counters. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import kafka  # type: ignore[import-untyped]
+from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
+from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
+from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
+from kafka.errors import KafkaError as KafkaPythonError  # type: ignore[import-untyped]
+
+from lagassign_client import LagAssignor
+from lagassign_client.kafka_python import KafkaPythonLagAssignor
+
+Partition = tuple[str, int]
+Record = tuple[str, int, int]
+
+SESSION_TIMEOUT_MS = 30_000
+HEARTBEAT_INTERVAL_MS = 1_000
+POLL_MS = 200
+STOP_TIMEOUT_S = 30.0
+
+
+class Member(Protocol):
+    name: str
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def partitions(self) -> set[Partition]: ...
+
+    def note(self) -> dict[str, Any] | None: ...
+
+    def consumed(self) -> set[Record]: ...
+
+    def fallbacks(self) -> dict[str, int]: ...
+
+    def decision_seconds(self) -> float | None: ...
+
+
+def note_json(by: str, strategy: str | None, reason: str | None) -> dict[str, Any]:
+    return {"by": by, "strategy": strategy, "reason": reason}
+
+
+class Ownership:
+    """What a member owns, as its rebalance listener is told: nothing from the moment its
+    partitions are revoked until the next assignment (the client's own ``assignment()``
+    still lists the old partitions while the group rebalances).
+
+    aiokafka and kafka-python call the same two methods (aiokafka awaits them when they
+    are coroutines; plain methods serve both).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owned: set[Partition] = set()
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        with self._lock:
+            self._owned = set()
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        with self._lock:
+            self._owned = {(tp.topic, tp.partition) for tp in assigned}
+
+    def partitions(self) -> set[Partition]:
+        with self._lock:
+            return set(self._owned)
+
+
+# Both libraries check the listener against their own ABC; Ownership implements both.
+ConsumerRebalanceListener.register(Ownership)
+kafka.ConsumerRebalanceListener.register(Ownership)
+
+
+class AiokafkaMember:
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        url: str,
+        timeout_s: float,
+        commit: bool = True,
+    ) -> None:
+        self.name = name
+        self.commit = commit
+        self.assignor = LagAssignor(url=url, group_id=group, timeout_s=timeout_s)
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap,
+            group_id=group,
+            client_id=name,
+            partition_assignment_strategy=(self.assignor,),
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
+        )
+        self._consumed: set[Record] = set()
+        self._owned = Ownership()
+        self.consumer.subscribe(list(topics), listener=self._owned)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.consumer.start()
+        self._task = asyncio.create_task(self._consume(), name=f"consume-{self.name}")
+
+    async def _consume(self) -> None:
+        while True:
+            batch = await self.consumer.getmany(timeout_ms=POLL_MS)
+            for records in batch.values():
+                self._consumed.update((r.topic, r.partition, r.offset) for r in records)
+            if batch and self.commit:
+                # A commit refused during a rebalance is fine: the records come again.
+                with contextlib.suppress(KafkaError):
+                    await self.consumer.commit()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.consumer.stop()
+        self.assignor.close()
+
+    def partitions(self) -> set[Partition]:
+        return self._owned.partitions()
+
+    def note(self) -> dict[str, Any] | None:
+        n = self.assignor.assigned_by
+        return None if n is None else note_json(n.by, n.strategy, n.reason)
+
+    def consumed(self) -> set[Record]:
+        return set(self._consumed)
+
+    def fallbacks(self) -> dict[str, int]:
+        return self.assignor.fallbacks
+
+    def decision_seconds(self) -> float | None:
+        decision = self.assignor.last_decision
+        return None if decision is None else decision.seconds
+
+
+class KafkaPythonMember:
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        url: str,
+        timeout_s: float,
+        commit: bool = True,
+    ) -> None:
+        self.name = name
+        self.commit = commit
+        self.assignor = KafkaPythonLagAssignor(url=url, group_id=group, timeout_s=timeout_s)
+        # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
+        # remaining timeout, so each poll outlasts the shim's deadline (see the shim's docs).
+        self._poll_ms = round(timeout_s * 1000) + 1000
+        self._settings: dict[str, Any] = {
+            "bootstrap_servers": bootstrap,
+            "group_id": group,
+            "client_id": name,
+            "partition_assignment_strategy": [self.assignor],
+            "enable_auto_commit": False,
+            "auto_offset_reset": "earliest",
+            "session_timeout_ms": SESSION_TIMEOUT_MS,
+            "heartbeat_interval_ms": HEARTBEAT_INTERVAL_MS,
+        }
+        self._topics = list(topics)
+        self._lock = threading.Lock()
+        self._owned = Ownership()
+        self._consumed: set[Record] = set()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._consume, name=name, daemon=True)
+
+    async def start(self) -> None:
+        self._thread.start()
+
+    def _consume(self) -> None:
+        consumer = kafka.KafkaConsumer(**self._settings)
+        consumer.subscribe(self._topics, listener=self._owned)
+        try:
+            while not self._stopping.is_set():
+                batch = consumer.poll(timeout_ms=self._poll_ms)
+                seen = {(r.topic, r.partition, r.offset) for rs in batch.values() for r in rs}
+                if batch and self.commit:
+                    with contextlib.suppress(KafkaPythonError):
+                        consumer.commit()
+                with self._lock:
+                    self._consumed |= seen
+        finally:
+            consumer.close()
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._thread.is_alive():
+            await asyncio.to_thread(self._thread.join, STOP_TIMEOUT_S)
+        self.assignor.close()
+
+    def partitions(self) -> set[Partition]:
+        return self._owned.partitions()
+
+    def note(self) -> dict[str, Any] | None:
+        n = self.assignor.assigned_by
+        return None if n is None else note_json(n.by, n.strategy, n.reason)
+
+    def consumed(self) -> set[Record]:
+        with self._lock:
+            return set(self._consumed)
+
+    def fallbacks(self) -> dict[str, int]:
+        return self.assignor.fallbacks
+
+    def decision_seconds(self) -> float | None:
+        decision = self.assignor.last_decision
+        return None if decision is None else decision.seconds
+
+
+class JavaMember:
+    """``io.lagassign.GroupMember`` in its own JVM, stopped through stdin, else by its pid."""
+
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        url: str,
+        timeout_s: float,
+        classpath: str,
+        log_dir: Path,
+        commit: bool = True,
+    ) -> None:
+        self.name = name
+        self._command = [
+            "java",
+            "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp",
+            classpath,
+            "io.lagassign.GroupMember",
+            bootstrap,
+            group,
+            ",".join(topics),
+            url,
+            str(round(timeout_s * 1000)),
+            name,
+            "true" if commit else "false",
+        ]
+        self._log_path = log_dir / f"{name}.log"
+        self._log: IO[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._partitions: set[Partition] = set()
+        self._consumed: set[Record] = set()
+        self._last: dict[str, Any] = {}
+        self._reader: threading.Thread | None = None
+
+    async def start(self) -> None:
+        self._log = self._log_path.open("wb")
+        self._process = subprocess.Popen(
+            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
+        )
+        self._reader = threading.Thread(target=self._read, name=f"read-{self.name}", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process is not None
+        assert self._process.stdout is not None
+        for raw in self._process.stdout:
+            event = json.loads(raw)
+            with self._lock:
+                if event["event"] == "assigned":
+                    self._partitions = {(t, p) for t, p in event["partitions"]}
+                    self._last = event
+                elif event["event"] == "revoked":
+                    self._partitions = set()
+                elif event["event"] == "consumed":
+                    self._consumed.update((t, p, o) for t, p, o in event["records"])
+
+    async def stop(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        if process.poll() is None and process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.write(b"stop\n")
+                process.stdin.close()
+            try:
+                await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
+        if self._reader is not None:
+            await asyncio.to_thread(self._reader.join, STOP_TIMEOUT_S)
+        if process.stdout is not None:
+            process.stdout.close()
+        if self._log is not None:
+            self._log.close()
+
+    def partitions(self) -> set[Partition]:
+        with self._lock:
+            return set(self._partitions)
+
+    def note(self) -> dict[str, Any] | None:
+        with self._lock:
+            note = self._last.get("note")
+        return dict(note) if note else None
+
+    def consumed(self) -> set[Record]:
+        with self._lock:
+            return set(self._consumed)
+
+    def fallbacks(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._last.get("fallbacks") or {})
+
+    def decision_seconds(self) -> float | None:
+        with self._lock:
+            decision = self._last.get("decision")
+        return None if decision is None else float(decision["seconds"])
+
+
+async def settled(
+    members: Sequence[Member], expected: set[Partition], timeout_s: float = 90.0
+) -> dict[str, set[Partition]]:
+    """Wait until every member holds partitions, together exactly ``expected`` once each,
+    with the leader's note, the same in two samples a poll apart; return who holds what."""
+    deadline = time.monotonic() + timeout_s
+    previous: dict[str, set[Partition]] | None = None
+    while time.monotonic() < deadline:
+        held = {m.name: m.partitions() for m in members}
+        union = set().union(*held.values())
+        ready = (
+            all(held.values())
+            and sum(len(h) for h in held.values()) == len(union)
+            and union == expected
+            and all(m.note() is not None for m in members)
+        )
+        if ready and held == previous:
+            return held
+        previous = held if ready else None
+        await asyncio.sleep(0.5)
+    raise AssertionError(
+        f"the group did not settle in {timeout_s} s: "
+        + "; ".join(f"{m.name}: {sorted(m.partitions())} note={m.note()}" for m in members)
+    )
+
+
+async def consumed_all(
+    members: Sequence[Member], produced: set[Record], timeout_s: float = 90.0
+) -> set[Record]:
+    """Wait until the members together have seen every produced record; return the missing."""
+    deadline = time.monotonic() + timeout_s
+    missing = produced
+    while time.monotonic() < deadline:
+        seen: set[Record] = set().union(*(m.consumed() for m in members))
+        missing = produced - seen
+        if not missing:
+            break
+        await asyncio.sleep(0.25)
+    return missing
+
+
+def make_member(
+    kind: str,
+    name: str,
+    *,
+    bootstrap: str,
+    group: str,
+    topics: Sequence[str],
+    url: str,
+    timeout_s: float,
+    commit: bool,
+    classpath: str | None = None,
+    log_dir: Path | None = None,
+) -> Member:
+    """A member of ``kind``: ``aiokafka``, ``kafka-python`` or ``java``."""
+    if kind == "aiokafka":
+        return AiokafkaMember(name, bootstrap, group, topics, url, timeout_s, commit=commit)
+    if kind == "kafka-python":
+        return KafkaPythonMember(name, bootstrap, group, topics, url, timeout_s, commit=commit)
+    if kind == "java":
+        assert classpath is not None, "java members need the java_classpath fixture"
+        assert log_dir is not None
+        return JavaMember(
+            name, bootstrap, group, topics, url, timeout_s, classpath, log_dir, commit=commit
+        )
+    raise ValueError(f"unknown member kind {kind!r}")
