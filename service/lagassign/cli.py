@@ -4,12 +4,18 @@ lagassign assign [--input FILE] [--strategy NAME]
     Read one POST /assign request (JSON) from FILE or stdin, print the
     response JSON on stdout. A bad request prints the error JSON on stderr
     and exits 2.
+
+lagassign serve
+    Run the sidecar (uvicorn, one worker) with the settings of the
+    LAGASSIGN_* environment variables. Settings it refuses are printed on
+    stderr, with exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -39,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(STRATEGIES),
         help=f"strategy when the request names none (default: {DEFAULT_STRATEGY})",
     )
+    commands.add_parser(
+        "serve",
+        help="run the sidecar HTTP service (settings from LAGASSIGN_* variables)",
+        description="Run the sidecar on LAGASSIGN_HOST:LAGASSIGN_PORT with one worker.",
+    )
     return parser
 
 
@@ -62,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "assign":
             run_assign(args, sys.stdin, sys.stdout)
+        elif args.command == "serve":
+            from lagassign.serve import serve  # imported here: `assign` needs no uvicorn
+
+            return serve(os.environ, sys.stderr)
     except LagassignError as exc:
         json.dump(exc.body(), sys.stderr)
         sys.stderr.write("\n")

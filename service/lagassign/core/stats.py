@@ -31,9 +31,7 @@ def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> Assignme
     lags = rebalance.lags
     member_lag: dict[str, int] = {}
     for member_id, topics in result.assignment.items():
-        member_lag[member_id] = sum(
-            sum(lags[t][p] for p in parts) for t, parts in topics.items()
-        )
+        member_lag[member_id] = sum(sum(lags[t][p] for p in parts) for t, parts in topics.items())
     members = len(rebalance.members)
     total = sum(sum(v) for v in lags.values())
     largest = max((max(v) for v in lags.values() if len(v)), default=0)

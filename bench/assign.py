@@ -1,0 +1,397 @@
+"""Assignment benchmark: every strategy, and Kafka's CooperativeStickyAssignor, on seeded groups.
+
+Prints one JSON line per scenario and strategy, then one summary line for the
+bars of the ``balanced`` strategy. Run by ``make bench``; ``--quick`` runs a
+small smoke set. Scenarios are built by :mod:`scenarios` (seeded).
+
+Per line:
+
+- ``compute_seconds`` (wall clock) and ``compute_cpu_seconds`` (CPU time of the
+  process) of one fresh assignment; for Kafka, the time its harness measured
+  around ``assign`` in the JVM;
+- ``peak_memory_bytes``: tracemalloc's peak over a second, untimed run of the
+  same fresh assignment (Python allocations made by the strategy; the input is
+  built before); null for Kafka;
+- quality of the fresh answer: ``max_member_lag``, ``mean_member_lag``,
+  ``imbalance`` (max / mean), ``count_spread`` (most minus fewest partitions of a
+  member), ``gap_to_lower_bound`` (max / bound - 1) against the count-aware
+  lower bound (the mean member lag, or the largest partition plus the smallest
+  partitions its member must also hold: floor(P / C) - 1 of them with identical
+  subscriptions, per-topic floors with different ones);
+- stickiness, each run with members owning the fresh answer: ``moved_unchanged``
+  (same lags), ``moved_perturbed`` (every lag times a seeded factor in
+  [0.9, 1.1]) with ``max_lag_ratio_perturbed`` (against the strategy's own fresh
+  answer on the perturbed lags), ``moved_churn`` (one member leaves, one joins).
+  A partition counts as moved when its previous owner (still in the group) does
+  not get it, so Kafka's withheld cooperative partitions count too.
+
+Each strategy runs in a forked child with a time limit; one that exceeds it is
+reported on a line with ``skipped``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Mapping
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from lagassign.core.model import Assignment, Rebalance  # noqa: E402
+from lagassign.core.strategies import STRATEGIES, run_strategy  # noqa: E402
+from scenarios import Scenario, build, churned, owning, perturbed  # noqa: E402
+
+KAFKA = "kafka-cooperative-sticky"
+TIME_LIMIT_S = 300.0
+PERTURB_SEED = 11
+CHURN_SEED = 12
+
+FULL = [
+    Scenario("three-partitions", 2, 1, 3, "uniform"),
+    Scenario("small-uniform", 10, 5, 20, "uniform"),
+    Scenario("small-zipf-different", 10, 8, 12, "zipf", "different"),
+    Scenario("small-hot", 6, 4, 9, "hot"),
+    Scenario("medium-uniform", 100, 50, 100, "uniform"),
+    Scenario("medium-zipf", 100, 50, 100, "zipf"),
+    Scenario("medium-lognormal-different", 100, 40, 64, "lognormal", "different"),
+    Scenario("medium-hot", 50, 20, 50, "hot"),
+    Scenario("medium-zero", 100, 30, 70, "zero"),
+    Scenario("medium-earliest", 60, 10, 120, "earliest"),
+    Scenario("two-members-100k", 2, 1, 100_000, "uniform"),
+    Scenario("large-zipf", 1_000, 100, 1_000, "zipf"),
+    Scenario("large-lognormal", 200, 20, 5_000, "lognormal"),
+    Scenario("large-uniform-different", 500, 200, 500, "uniform", "different"),
+    Scenario("large-earliest", 1_000, 50, 2_000, "earliest"),
+    Scenario("kafka-scale-1m", 2_000, 500, 2_000, "uniform"),
+]
+QUICK = [
+    Scenario("three-partitions", 2, 1, 3, "uniform"),
+    Scenario("small-zipf-different", 10, 8, 12, "zipf", "different"),
+    Scenario("small-hot", 6, 4, 9, "hot"),
+    Scenario("medium-earliest", 60, 10, 120, "earliest"),
+]
+LARGEST = "kafka-scale-1m"
+# Kafka's general sticky algorithm (different subscriptions) is far from linear: on
+# this scenario one assignment took 681 s on the 2-core bench machine.
+KAFKA_SKIPS = {
+    "large-uniform-different": "Kafka's sticky algorithm for different subscriptions "
+    "takes over ten minutes at this size (681 s measured once); skipped to keep the run short",
+}
+
+
+def member_loads(rebalance: Rebalance, assignment: Assignment) -> tuple[list[int], list[int]]:
+    """Per member (in rebalance order): lag sum and partition count."""
+    lags = rebalance.lags
+    loads, counts = [], []
+    for member in rebalance.members:
+        topics = assignment.get(member.member_id, {})
+        loads.append(sum(sum(map(lags[t].__getitem__, ps)) for t, ps in topics.items()))
+        counts.append(sum(len(ps) for ps in topics.values()))
+    return loads, counts
+
+
+def lower_bound(rebalance: Rebalance) -> float:
+    """The count-aware lower bound on the largest member lag (see the module docstring)."""
+    members = len(rebalance.members)
+    flat = [lag for lags in rebalance.lags.values() for lag in lags]
+    if not flat:
+        return 0.0
+    mean = sum(flat) / members
+    largest = max(flat)
+    if len({m.topics for m in rebalance.members}) == 1:
+        must_hold = len(flat) // members
+    else:
+        subscribers = rebalance.subscribers()
+        floors = {t: n // len(subscribers[t]) for t, n in rebalance.partitions.items()}
+        topic = next(t for t, lags in rebalance.lags.items() if largest in lags)
+        must_hold = min(
+            sum(floors[t] for t in m.topics) for m in rebalance.members if topic in m.topics
+        )
+    smallest = sorted(heapq.nsmallest(max(1, must_hold), flat))
+    if smallest[-1] == largest:
+        smallest.pop()  # the largest itself is among them: the others are the rest
+    return max(mean, largest + sum(smallest[: max(0, must_hold - 1)]))
+
+
+def moved(rebalance: Rebalance, assignment: Assignment) -> int:
+    """Owned partitions of subscribed topics that their owner does not get.
+
+    Owned sets never overlap in these scenarios, so every claim is rightful; a
+    member that left owns nothing here.
+    """
+    count = 0
+    for member in rebalance.members:
+        got = assignment.get(member.member_id, {})
+        subscribed = set(member.topics)
+        for topic, parts in member.owned.items():
+            if topic in subscribed:
+                count += len(set(parts).difference(got.get(topic, ())))
+    return count
+
+
+def quality(rebalance: Rebalance, assignment: Assignment) -> dict[str, Any]:
+    loads, counts = member_loads(rebalance, assignment)
+    top = max(loads)
+    mean = sum(sum(v) for v in rebalance.lags.values()) / len(loads)
+    bound = lower_bound(rebalance)
+    return {
+        "max_member_lag": top,
+        "mean_member_lag": round(mean, 1),
+        "imbalance": round(top / mean, 4) if mean else 1.0,
+        "lower_bound": round(bound, 1),
+        "gap_to_lower_bound": round(top / bound - 1, 5) if bound else 0.0,
+        "count_spread": max(counts) - min(counts),
+    }
+
+
+class Inputs:
+    """The rebalances of one scenario: fresh, and those built from a strategy's answer."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.fresh = build(scenario)
+        self.fresh_perturbed = perturbed(self.fresh, PERTURB_SEED)
+
+    def followers(self, answer: Assignment) -> dict[str, Rebalance]:
+        unchanged = owning(self.fresh, answer)
+        return {
+            "unchanged": unchanged,
+            "perturbed": perturbed(unchanged, PERTURB_SEED),
+            "churn": churned(unchanged, CHURN_SEED),
+        }
+
+
+def measure(inputs: Inputs, strategy: str) -> dict[str, Any]:
+    """Everything about one strategy on one scenario (runs in a child process)."""
+    rebalance = inputs.fresh
+    wall, cpu = time.perf_counter(), time.process_time()
+    answer = run_strategy(strategy, rebalance).assignment
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - wall
+    tracemalloc.start()
+    run_strategy(strategy, rebalance)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    follow = inputs.followers(answer)
+    answers = {name: run_strategy(strategy, r).assignment for name, r in follow.items()}
+    answers["fresh perturbed"] = run_strategy(strategy, inputs.fresh_perturbed).assignment
+    return {
+        "compute_seconds": round(wall, 4),
+        "compute_cpu_seconds": round(cpu, 4),
+        "peak_memory_bytes": peak,
+        "memory_method": "tracemalloc peak, second untimed run",
+        **quality(rebalance, answer),
+        **stickiness(inputs, follow, answers),
+    }
+
+
+def stickiness(
+    inputs: Inputs, follow: dict[str, Rebalance], answers: dict[str, Assignment]
+) -> dict[str, Any]:
+    """Moves and lag of the answers to the follow-up rebalances of one fresh answer."""
+    unchanged, shifted, churn = answers["unchanged"], answers["perturbed"], answers["churn"]
+    fresh_shifted = answers["fresh perturbed"]
+    shifted_top = max(member_loads(follow["perturbed"], shifted)[0])
+    fresh_top = max(member_loads(inputs.fresh_perturbed, fresh_shifted)[0])
+    partitions = inputs.fresh.partition_count()
+    return {
+        "moved_unchanged": moved(follow["unchanged"], unchanged),
+        "moved_perturbed": moved(follow["perturbed"], shifted),
+        "moved_perturbed_share": round(moved(follow["perturbed"], shifted) / partitions, 4),
+        "max_lag_ratio_perturbed": round(shifted_top / fresh_top, 4) if fresh_top else 1.0,
+        "moved_churn": moved(follow["churn"], churn),
+        # the same inputs for every strategy: what balanced is compared with lag-aware on
+        "max_member_lag_by_input": {
+            "unchanged": max(member_loads(follow["unchanged"], unchanged)[0]),
+            "perturbed": shifted_top,
+            "churn": max(member_loads(follow["churn"], churn)[0]),
+        },
+    }
+
+
+def in_child(inputs: Inputs, strategy: str) -> dict[str, Any] | None:
+    """``measure`` in a forked child; None when it runs past the time limit."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def run(pipe: Connection) -> None:
+        pipe.send(measure(inputs, strategy))
+
+    child = context.Process(target=run, args=(send,))
+    child.start()
+    send.close()
+    got: dict[str, Any] | None = None
+    if receive.poll(TIME_LIMIT_S):
+        got = receive.recv()
+    child.join(5)
+    if child.is_alive():
+        child.kill()
+        child.join()
+    return got
+
+
+def describe(scenario: Scenario) -> dict[str, Any]:
+    return {
+        "scenario": scenario.name,
+        "members": scenario.members,
+        "partitions": scenario.partitions,
+        "topics": scenario.topics,
+        "subscriptions": scenario.subscriptions,
+        "lag_distribution": scenario.lag,
+    }
+
+
+def kafka_lines(all_inputs: list[Inputs]) -> dict[str, dict[str, Any]]:
+    """Kafka's CooperativeStickyAssignor on every scenario it can do quickly: two JVM batches.
+
+    Kafka never reads lags, so the perturbed rebalances ask it exactly what the
+    unchanged ones do (and the fresh perturbed one what the fresh one does):
+    those answers are reused.
+    """
+    from tests.kafka_reference import request_of, run_kafka_assignors
+
+    def run(rebalances: list[Rebalance]) -> list[tuple[Assignment, float]]:
+        answers = run_kafka_assignors(
+            [request_of(r, "cooperative-sticky") for r in rebalances], timeout_s=1_800
+        )
+        return [(a["assignment"], float(a["compute_seconds"])) for a in answers]
+
+    fresh = run([i.fresh for i in all_inputs])
+    follows = [i.followers(answer) for i, (answer, _) in zip(all_inputs, fresh, strict=True)]
+    later = run([r for f in follows for r in (f["unchanged"], f["churn"])])
+    lines = {}
+    for n, inputs in enumerate(all_inputs):
+        answer, seconds = fresh[n]
+        unchanged, churn = later[2 * n][0], later[2 * n + 1][0]
+        answers = {
+            "unchanged": unchanged,
+            "perturbed": unchanged,
+            "churn": churn,
+            "fresh perturbed": answer,
+        }
+        lines[inputs.scenario.name] = {
+            "compute_seconds": round(seconds, 4),
+            "compute_cpu_seconds": None,
+            "peak_memory_bytes": None,
+            "memory_method": "not measured in the JVM",
+            **quality(inputs.fresh, answer),
+            **stickiness(inputs, follows[n], answers),
+        }
+    return lines
+
+
+def summary(lines: list[dict[str, Any]], optimum_share: float | None) -> dict[str, Any]:
+    by = {(line["scenario"], line["strategy"]): line for line in lines if "skipped" not in line}
+    violations = 0
+    compared = 0
+    for (scenario, strategy), line in by.items():
+        seed = by.get((scenario, "lag-aware"))
+        if strategy != "balanced" or seed is None:
+            continue
+        pairs = [(line["max_member_lag"], seed["max_member_lag"])]
+        pairs += [
+            (line["max_member_lag_by_input"][k], seed["max_member_lag_by_input"][k])
+            for k in ("unchanged", "perturbed", "churn")
+        ]
+        compared += len(pairs)
+        violations += sum(ours > theirs for ours, theirs in pairs)
+    balanced = [line for (_, s), line in by.items() if s == "balanced"]
+    gaps = sorted(line["gap_to_lower_bound"] for line in balanced)
+    large = by.get((LARGEST, "balanced"), {})
+    kafka_large = by.get((LARGEST, KAFKA), {})
+    return {
+        "summary": "balanced",
+        "above_lag_aware": violations,
+        "compared_with_lag_aware": compared,
+        "gap_to_lower_bound_median": statistics.median(gaps) if gaps else None,
+        "gap_to_lower_bound_p95": gaps[min(len(gaps) - 1, int(0.95 * len(gaps)))] if gaps else None,
+        "moved_unchanged_max": max((b["moved_unchanged"] for b in balanced), default=None),
+        "moved_perturbed_share_max": max(
+            (b["moved_perturbed_share"] for b in balanced), default=None
+        ),
+        "max_lag_ratio_perturbed_max": max(
+            (b["max_lag_ratio_perturbed"] for b in balanced), default=None
+        ),
+        "moved_churn_max": max((b["moved_churn"] for b in balanced), default=None),
+        "within_1pct_of_optimum_share": optimum_share,
+        "large_case": LARGEST,
+        "large_compute_seconds": large.get("compute_seconds"),
+        "large_compute_cpu_seconds": large.get("compute_cpu_seconds"),
+        "large_peak_memory_bytes": large.get("peak_memory_bytes"),
+        "kafka_large_compute_seconds": kafka_large.get("compute_seconds"),
+        "kafka_large_peak_memory_bytes": kafka_large.get("peak_memory_bytes"),
+    }
+
+
+def optimum_share(cases: int) -> float:
+    from tests.core.test_balanced_optimum import exact_optimum, largest_member_lag, small_case
+
+    near = 0
+    for seed in range(cases):
+        rebalance = small_case(seed)
+        near += largest_member_lag(rebalance) <= 1.01 * exact_optimum(rebalance)
+    return round(near / cases, 4)
+
+
+def emit(line: Mapping[str, Any]) -> None:
+    print(json.dumps(line, separators=(", ", ": ")), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a small smoke run")
+    parser.add_argument("--no-kafka", action="store_true", help="skip Kafka's own assignor")
+    parser.add_argument("--scenario", action="append", help="run only this scenario (repeatable)")
+    parser.add_argument("--strategy", action="append", help="run only this strategy (repeatable)")
+    args = parser.parse_args(argv)
+    scenarios = QUICK if args.quick else FULL
+    if args.scenario:
+        scenarios = [s for s in FULL if s.name in args.scenario]
+    lines: list[dict[str, Any]] = []
+    all_inputs = []
+    for scenario in scenarios:
+        inputs = Inputs(scenario)
+        all_inputs.append(inputs)
+        for strategy in args.strategy or STRATEGIES:
+            got = in_child(inputs, strategy)
+            line = {**describe(scenario), "strategy": strategy}
+            if got is None:
+                line["skipped"] = f"took over {TIME_LIMIT_S:.0f} s (time limit)"
+            else:
+                line.update(got)
+            lines.append(line)
+            emit(line)
+    if not args.no_kafka:
+        runnable = [i for i in all_inputs if i.scenario.name not in KAFKA_SKIPS]
+        try:
+            kafka = kafka_lines(runnable)
+        except RuntimeError as e:
+            emit({"strategy": KAFKA, "skipped": str(e)})
+            kafka = {}
+        for inputs in all_inputs:
+            name = inputs.scenario.name
+            line = {**describe(inputs.scenario), "strategy": KAFKA}
+            if name in KAFKA_SKIPS:
+                line["skipped"] = KAFKA_SKIPS[name]
+            elif name not in kafka:
+                continue
+            else:
+                line.update(kafka[name])
+            lines.append(line)
+            emit(line)
+    emit(summary(lines, optimum_share(60 if args.quick else 300)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

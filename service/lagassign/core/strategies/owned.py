@@ -1,0 +1,73 @@
+"""What each member keeps of the partitions it owned.
+
+A member keeps its owned partitions of a topic up to its count target there.
+When it owned more (a member joined, or the extras moved), it gives up the
+surplus so that what it keeps comes near the group's mean member lag: it sheds
+its owned lag above the mean, one partition at a time, each time the one whose
+lag is nearest to what is still to shed per partition still to give up. The
+partitions given up are then dealt with the unowned ones, mostly to the members
+that joined, who so end near the mean as well.
+
+Example: the mean is 100 and a member owned t [90, 50, 40, 10] (190) with a
+target of 3: it should shed 90 in one partition and gives up the 90, keeping
+100. With owned lag below the mean it gives up its smallest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from lagassign.core.strategies.placement import Placement
+from lagassign.core.strategies.quotas import CountTargets
+
+
+def keep_owned(
+    placement: Placement, targets: CountTargets, owned: Sequence[Mapping[int, int]]
+) -> None:
+    """Give each member what it keeps of ``placement.previous``.
+
+    ``owned[t]`` counts the partitions of topic ``t`` each member owned.
+    """
+    index = placement.index
+    previous = placement.previous
+    if previous is None:
+        return
+    lags, offsets = index.lags, index.offsets
+    members = len(index.member_ids)
+    surplus = [0] * members
+    over: list[set[int]] = []
+    for t, counts in enumerate(owned):
+        over.append(set())
+        for m, n in counts.items():
+            if m >= 0 and n > targets.target(m, t):
+                over[t].add(m)
+                surplus[m] += n - targets.target(m, t)
+    to_shed = [0.0] * members
+    if any(surplus):
+        mean = sum(lags) / members
+        to_shed = [-mean] * members
+        for x, m in enumerate(previous):
+            if m >= 0:
+                to_shed[m] += lags[x]
+    owner, held, load = placement.owner, placement.held, placement.load
+    for t, shedding in enumerate(over):
+        given_up: dict[int, list[int]] = {m: [] for m in sorted(shedding)}
+        for x in range(offsets[t], offsets[t + 1]):
+            m = previous[x]
+            if m < 0:
+                continue
+            if m in shedding:
+                given_up[m].append(x)
+            else:
+                owner[x] = m
+                held[m].append(x)
+                load[m] += lags[x]
+        for m, keep in given_up.items():
+            for _ in range(len(keep) - targets.target(m, t)):
+                each = to_shed[m] / surplus[m]
+                x = min(keep, key=lambda x: (abs(lags[x] - each), x))
+                keep.remove(x)
+                to_shed[m] -= lags[x]
+                surplus[m] -= 1
+            for x in keep:
+                placement.give(x, m)

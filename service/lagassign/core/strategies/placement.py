@@ -1,0 +1,99 @@
+"""An assignment under construction: who holds each partition, and each member's lag.
+
+A :class:`Placement` keeps three views in step: the owner of every flat
+partition, the partitions each member holds, and each member's lag (the sum of
+its partitions' lags). The balanced strategy's steps (keeping owned partitions,
+dealing the rest, local moves, rack swaps) all work on one placement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lagassign.core.model import Assignment
+from lagassign.core.strategies.group_index import GroupIndex
+
+
+class Placement:
+    """Owner per flat partition, partitions per member, lag per member."""
+
+    __slots__ = ("held", "index", "load", "owner", "previous")
+
+    def __init__(self, index: GroupIndex, previous: Sequence[int] | None = None) -> None:
+        self.index = index
+        self.previous = previous  # previous owner per flat partition (-1: none), if any
+        self.owner: list[int] = [-1] * index.partition_count
+        self.held: list[list[int]] = [[] for _ in index.member_ids]
+        self.load: list[int] = [0] * len(index.member_ids)
+
+    @classmethod
+    def of_owners(
+        cls, index: GroupIndex, owner: Sequence[int], previous: Sequence[int] | None = None
+    ) -> Placement:
+        """A complete placement from an owner per flat partition."""
+        placement = cls(index, previous)
+        for x, m in enumerate(owner):
+            placement.give(x, m)
+        return placement
+
+    @classmethod
+    def of_assignment(
+        cls, index: GroupIndex, assignment: Assignment, previous: Sequence[int] | None = None
+    ) -> Placement:
+        number = {member_id: m for m, member_id in enumerate(index.member_ids)}
+        topic_number = {topic: t for t, topic in enumerate(index.topics)}
+        owner = [-1] * index.partition_count
+        for member_id, topics in assignment.items():
+            for topic, parts in topics.items():
+                start = index.offsets[topic_number[topic]]
+                for p in parts:
+                    owner[start + p] = number[member_id]
+        return cls.of_owners(index, owner, previous)
+
+    def give(self, x: int, m: int) -> None:
+        self.owner[x] = m
+        self.held[m].append(x)
+        self.load[m] += self.index.lags[x]
+
+    def move(self, x: int, to: int) -> None:
+        m = self.owner[x]
+        self.held[m].remove(x)
+        self.load[m] -= self.index.lags[x]
+        self.give(x, to)
+
+    def cost(self, x: int, to: int) -> int:
+        """How many more partitions would be off their previous owner if ``x`` went to ``to``."""
+        if self.previous is None:
+            return 0
+        home = self.previous[x]
+        if home < 0:
+            return 0
+        return (home != to) - (home != self.owner[x])
+
+    def max_load(self) -> int:
+        return max(self.load, default=0)
+
+    def moved(self) -> int:
+        """Partitions whose owner differs from their previous owner."""
+        if self.previous is None:
+            return 0
+        return sum(1 for m, home in zip(self.owner, self.previous, strict=True) if 0 <= home != m)
+
+    def assignment(self) -> Assignment:
+        """The answer: every member, and per topic its sorted partition ids."""
+        index = self.index
+        answer: Assignment = {member_id: {} for member_id in index.member_ids}
+        per_member = [answer[member_id] for member_id in index.member_ids]
+        owner = self.owner
+        for t, topic in enumerate(index.topics):
+            start, end = index.offsets[t], index.offsets[t + 1]
+            lists: dict[int, list[int]] = {}
+            for p, m in enumerate(owner[start:end]):
+                parts = lists.get(m)
+                if parts is None:
+                    lists[m] = [p]
+                else:
+                    parts.append(p)
+            for m, parts in lists.items():
+                per_member[m][topic] = parts
+        return answer

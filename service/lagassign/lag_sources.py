@@ -1,0 +1,115 @@
+"""Where ``POST /assign`` takes its lags from, in order of preference.
+
+1. the request's own ``lags`` (``request``);
+2. fresh forecast weights from the pipeline, when configured (``forecast``);
+3. the lag view's cached snapshot of the group (``kafka``);
+4. an on-demand fetch of the group, bounded by a budget (``kafka``);
+5. nothing: count balance only (``none``).
+
+Lags from the view or the weights are *fitted* to the request's partition
+counts, because the leader's metadata is authoritative: partitions beyond the
+request's count are dropped, and partitions the view has not seen get the lag
+the group's reset policy implies and are counted as unknown.
+
+Worked example: the view knows ``t0`` partitions 0..3 with lags ``[5, 6, 7, 8]``
+and partition 1 of ``t1`` with lag 9; the request says ``t0`` has 3 partitions
+and ``t1`` has 2. The fitted lags are ``{"t0": [5, 6, 7], "t1": [0, 9]}`` with
+one unknown partition (``t1`` partition 0), so ``complete`` is false.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+
+from lagassign.answer import NO_LAG, LagSource, request_lag_source
+from lagassign.forecast_source import ForecastSource
+from lagassign.lag_reader import LagReader
+from lagassign.lagview.errors import LagViewError
+from lagassign.lagview.rules import lag_by_reset
+from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.schemas import AssignRequest
+
+log = logging.getLogger(__name__)
+
+# How long past its budget an on-demand fetch may run before it is abandoned.
+FETCH_GRACE_S = 0.05
+
+
+def subscribed_counts(request: AssignRequest) -> dict[str, int]:
+    """Partition count of every topic some member subscribes to (as the request gives it)."""
+    topics = {t for m in request.members for t in m.topics}
+    return {t: n for t, n in request.partitions.items() if t in topics and n >= 0}
+
+
+def fitted_lags(
+    snapshot: GroupSnapshot, counts: Mapping[str, int]
+) -> tuple[dict[str, list[int]], int]:
+    """The snapshot's lags cut and filled to ``counts``, and how many partitions were unknown."""
+    fallback = lag_by_reset(snapshot.reset_policy, None, None)
+    lags = {t: [fallback] * n for t, n in counts.items()}
+    known = {t: [False] * n for t, n in counts.items()}
+    for p in snapshot.partitions:
+        topic_lags = lags.get(p.topic)
+        if topic_lags is None or p.partition >= len(topic_lags) or p.partition < 0:
+            continue
+        if p.lag is None:
+            topic_lags[p.partition] = lag_by_reset(
+                snapshot.reset_policy, p.log_start_offset, p.log_end_offset
+            )
+        else:
+            topic_lags[p.partition] = p.lag
+            known[p.topic][p.partition] = True
+    unknown = sum(flags.count(False) for flags in known.values())
+    return lags, unknown
+
+
+def snapshot_lag_source(snapshot: GroupSnapshot, request: AssignRequest) -> LagSource:
+    lags, unknown = fitted_lags(snapshot, subscribed_counts(request))
+    return LagSource(
+        source="kafka",
+        lags=lags,
+        as_of=snapshot.as_of,
+        complete=unknown == 0,
+        unknown_partitions=unknown,
+    )
+
+
+async def fetch_on_demand(
+    lag_view: LagReader, group_id: str, budget_s: float
+) -> GroupSnapshot | None:
+    """The group's snapshot fetched now, or None when the budget runs out or Kafka fails."""
+    if budget_s <= 0:
+        return None
+    try:
+        async with asyncio.timeout(budget_s + FETCH_GRACE_S):
+            return await lag_view.fetch_group(group_id, budget_s)
+    except TimeoutError:
+        log.warning("on-demand lag fetch of group %r exceeded %.0f ms", group_id, budget_s * 1000)
+    except (LagViewError, OSError, RuntimeError) as exc:  # KafkaError is a RuntimeError
+        log.warning("on-demand lag fetch of group %r failed: %s", group_id, type(exc).__name__)
+    return None
+
+
+async def choose_lag_source(
+    request: AssignRequest,
+    lag_view: LagReader | None,
+    forecast: ForecastSource | None,
+    budget_s: float,
+) -> LagSource:
+    """The best lag source for this request, in the order of the module docstring."""
+    if request.lags is not None:
+        return request_lag_source(request)
+    if forecast is not None:
+        fitted = forecast.lag_source(request.group_id, subscribed_counts(request))
+        if fitted is not None:
+            return fitted
+    if lag_view is None:
+        return NO_LAG
+    snapshot = lag_view.snapshot(request.group_id)
+    if snapshot is None:
+        snapshot = await fetch_on_demand(lag_view, request.group_id, budget_s)
+    if snapshot is None:
+        return NO_LAG
+    return snapshot_lag_source(snapshot, request)

@@ -1,0 +1,35 @@
+"""The app's own registry with every metric of the sidecar in it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Info
+
+from lagassign import __version__
+from lagassign.lag_reader import LagReader
+from lagassign.metrics.assign import AssignMetrics
+from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceMetrics:
+    registry: CollectorRegistry
+    assign: AssignMetrics
+    refresh: RefreshMetrics
+    partition_metrics: bool
+
+    def collect_lag_of(self, lag_view: LagReader) -> None:
+        """Expose the lag of ``lag_view``'s cached snapshots at every scrape."""
+        self.registry.register(LagViewCollector(lag_view, partition_metrics=self.partition_metrics))
+
+
+def service_metrics(*, partition_metrics: bool) -> ServiceMetrics:
+    """A fresh registry holding the answer and refresh metrics and the build info."""
+    registry = CollectorRegistry(auto_describe=False)
+    Info("lagassign_build", "The running lagassign version.", registry=registry).info(
+        {"version": __version__}
+    )
+    return ServiceMetrics(
+        registry, AssignMetrics(registry), RefreshMetrics(registry), partition_metrics
+    )

@@ -1,0 +1,328 @@
+"""The sidecar's settings: one object, read from ``LAGASSIGN_*`` environment variables.
+
+Built at start-up from an ``environ`` mapping (:meth:`Settings.from_environ`),
+never at import, so tests pass a plain dict. Nonsense is refused at once with a
+:class:`SettingsError` whose message names each bad variable::
+
+    LAGASSIGN_BOOTSTRAP_SERVERS: 'kafka' is not host:port
+    LAGASSIGN_HOST: binding 0.0.0.0 (not a loopback address) needs LAGASSIGN_TOKEN, ...
+
+Secrets (``LAGASSIGN_TOKEN``, ``LAGASSIGN_SASL_PASSWORD``) are ``SecretStr``:
+their ``repr`` and ``str`` show ``**********`` and error messages never echo them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
+from lagassign.lagview.rules import RESET_POLICIES, ResetPolicy
+
+ENV_PREFIX = "LAGASSIGN_"
+
+SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+LogLevel = Literal["critical", "error", "warning", "info", "debug"]
+
+SECRET_FIELDS = frozenset({"token", "sasl_password"})
+HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
+
+
+class SettingsError(ValueError):
+    """The settings are refused; ``problems`` lists one line per bad variable."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("invalid settings:\n" + "\n".join(f"  {p}" for p in problems))
+        self.problems = problems
+
+
+def env_name(field_name: str) -> str:
+    return ENV_PREFIX + field_name.upper()
+
+
+def split_list(value: Any) -> Any:
+    """``"a, b,,c"`` -> ``("a", "b", "c")``; other values pass through to validation."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
+
+
+def check_host_port(address: str) -> str:
+    host, sep, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{address!r} is not host:port")
+    if not is_ip_address(host) and not HOSTNAME.match(host):
+        raise ValueError(f"{address!r} does not name a valid host")
+    return address
+
+
+def is_ip_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseSettings):
+    """Every setting of the sidecar; the field ``x`` is read from ``LAGASSIGN_X``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        case_sensitive=False,
+        extra="ignore",
+        frozen=True,
+        hide_input_in_errors=True,
+    )
+
+    # HTTP
+    #: Address to bind; anything but loopback needs a token or the explicit opt-out.
+    host: str = "127.0.0.1"
+    port: int = Field(8321, ge=1, le=65535)
+    #: Bearer token that guards /assign and /groups (at least 16 characters).
+    token: SecretStr | None = None
+    #: Serve a non-loopback address without a token, on purpose.
+    allow_unauthenticated: bool = False
+    log_level: LogLevel = "info"
+    #: One log line per HTTP request (off: a rebalance storm should not flood the log).
+    access_log: bool = False
+
+    # Assignment
+    #: Strategy for requests that name none.
+    default_strategy: str = DEFAULT_STRATEGY
+    #: How long /assign may wait for an on-demand lag read of an unknown group (0: never).
+    on_demand_budget_ms: int = Field(500, ge=0, le=60_000)
+    #: Limits of one request (413 beyond them).
+    max_members: int = Field(5_000, ge=1)
+    max_partitions: int = Field(2_000_000, ge=1)
+    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    #: The pipeline's forecast weights file, and how old its history may be to be used.
+    weights_path: Path | None = None
+    weights_max_age_s: float = Field(3_600.0, gt=0)
+
+    # Lag view
+    #: Comma-separated host:port list.
+    bootstrap_servers: Annotated[tuple[str, ...], NoDecode] = ("127.0.0.1:9092",)
+    #: Seconds between lag refreshes.
+    refresh_interval_s: float = Field(10.0, ge=0.1, le=3_600)
+    #: Bound on each Kafka request of a refresh.
+    kafka_timeout_ms: int = Field(5_000, ge=100, le=120_000)
+    #: Groups to track from the start (comma list), and a regex over the cluster's
+    #: group ids (the whole id must match); /assign adds its groups as they come.
+    groups: Annotated[tuple[str, ...], NoDecode] = ()
+    group_pattern: str | None = None
+    #: Lag of a partition without a committed offset: ``latest`` (0) or ``earliest``;
+    #: per-group overrides as ``group=policy,...``.
+    reset_policy: ResetPolicy = "latest"
+    group_reset_policies: Annotated[dict[str, ResetPolicy], NoDecode] = Field(default_factory=dict)
+    #: Groups whose lag is measured to the last stable offset (comma list).
+    read_committed_groups: Annotated[tuple[str, ...], NoDecode] = ()
+    #: Where the lag history is written (Parquet); unset: no history.
+    history_dir: Path | None = None
+    #: The cluster's name in the history and the forecast weights.
+    cluster: str = Field("default", min_length=1)
+    #: Export lagassign_partition_lag (switch off for groups with very many partitions).
+    partition_metrics: bool = True
+
+    # Kafka security
+    security_protocol: SecurityProtocol = "PLAINTEXT"
+    sasl_mechanism: SaslMechanism | None = None
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = None
+    #: CA bundle for SSL and SASL_SSL (default: the system's CAs).
+    ssl_cafile: Path | None = None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
+        """Read ``LAGASSIGN_*`` from ``environ`` (case-insensitive); SettingsError if refused."""
+        try:
+            values = MappingEnvSource(cls, environ)()
+            return cls(**values)
+        except ValidationError as exc:
+            raise SettingsError(problems_of(exc)) from None
+        except ValueError as exc:
+            # pydantic-settings reports undecodable complex values this way.
+            raise SettingsError([str(exc)]) from None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Only what the caller passes: never os.environ behind its back.
+        return (init_settings,)
+
+    @field_validator("bootstrap_servers", "groups", "read_committed_groups", mode="before")
+    @classmethod
+    def _split_lists(cls, value: Any) -> Any:
+        return split_list(value)
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _check_bootstrap(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("must list at least one host:port")
+        return tuple(check_host_port(address) for address in value)
+
+    @field_validator("host")
+    @classmethod
+    def _check_host(cls, value: str) -> str:
+        if not is_ip_address(value) and not HOSTNAME.match(value):
+            raise ValueError(f"{value!r} is not an IP address or host name")
+        return value
+
+    @field_validator("token")
+    @classmethod
+    def _check_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        secret = value.get_secret_value()
+        if len(secret) < 16 or any(c.isspace() for c in secret):
+            raise ValueError("must be at least 16 characters with no whitespace")
+        return value
+
+    @field_validator("default_strategy")
+    @classmethod
+    def _check_strategy(cls, value: str) -> str:
+        if value not in STRATEGIES:
+            raise ValueError(f"{value!r} is unknown; use one of: {', '.join(STRATEGIES)}")
+        return value
+
+    @field_validator("group_pattern")
+    @classmethod
+    def _check_pattern(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a valid regular expression: {exc}") from None
+        return value
+
+    @field_validator("group_reset_policies", mode="before")
+    @classmethod
+    def _parse_reset_policies(cls, value: Any) -> Any:
+        """``"orders=earliest, audit=latest"`` -> ``{"orders": "earliest", "audit": "latest"}``."""
+        if not isinstance(value, str):
+            return value
+        out: dict[str, str] = {}
+        for item in split_list(value):
+            group, sep, policy = item.rpartition("=")
+            if not sep or not group.strip() or policy.strip() not in RESET_POLICIES:
+                raise ValueError(
+                    f"{item!r} is not group=policy with policy one of: {', '.join(RESET_POLICIES)}"
+                )
+            out[group.strip()] = policy.strip()
+        return out
+
+    @field_validator("ssl_cafile")
+    @classmethod
+    def _check_cafile(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"{str(value)!r} is not a readable file")
+        return value
+
+    @model_validator(mode="after")
+    def _check_together(self) -> Settings:
+        problems: list[str] = []
+        if not is_loopback(self.host) and self.token is None and not self.allow_unauthenticated:
+            problems.append(
+                f"{env_name('host')}: binding {self.host} (not a loopback address) needs "
+                f"{env_name('token')}, or {env_name('allow_unauthenticated')}=true to serve "
+                "without authentication on purpose"
+            )
+        sasl = self.security_protocol.startswith("SASL_")
+        if sasl:
+            missing = [
+                env_name(name)
+                for name in ("sasl_mechanism", "sasl_username", "sasl_password")
+                if getattr(self, name) is None
+            ]
+            if missing:
+                problems.append(
+                    f"{env_name('security_protocol')}: {self.security_protocol} needs "
+                    + ", ".join(missing)
+                )
+        elif self.sasl_mechanism or self.sasl_username or self.sasl_password:
+            problems.append(
+                f"{env_name('security_protocol')}: SASL settings are given but the protocol is "
+                f"{self.security_protocol}; use SASL_PLAINTEXT or SASL_SSL"
+            )
+        if self.ssl_cafile is not None and not self.security_protocol.endswith("SSL"):
+            problems.append(
+                f"{env_name('ssl_cafile')}: a CA file needs {env_name('security_protocol')} "
+                "SSL or SASL_SSL"
+            )
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    @property
+    def group_regex(self) -> re.Pattern[str] | None:
+        return re.compile(self.group_pattern) if self.group_pattern else None
+
+    @property
+    def on_demand_budget_s(self) -> float:
+        return self.on_demand_budget_ms / 1000
+
+    def reset_policy_of(self, group_id: str) -> ResetPolicy:
+        return self.group_reset_policies.get(group_id, self.reset_policy)
+
+    def secrets(self) -> list[str]:
+        """The secret values, for scrubbing them from anything that leaves the process."""
+        return [s.get_secret_value() for s in (self.token, self.sasl_password) if s is not None]
+
+
+class MappingEnvSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of os.environ."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = {k.lower(): v for k, v in environ.items()}
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return self._environ
+
+
+def problems_of(exc: ValidationError) -> list[str]:
+    """One line per error, naming the environment variable, never echoing the input."""
+    problems: list[str] = []
+    for error in exc.errors(include_url=False, include_context=False):
+        message = str(error["msg"]).removeprefix("Value error, ")
+        loc = error["loc"]
+        if loc:
+            name = str(loc[0])
+            given = error.get("input")
+            if name not in SECRET_FIELDS and isinstance(given, str) and repr(given) not in message:
+                message += f" (got {given!r})"
+            problems.append(f"{env_name(name)}: {message}")
+        else:
+            problems.extend(message.splitlines())
+    return problems

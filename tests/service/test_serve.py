@@ -1,0 +1,138 @@
+"""``lagassign serve`` as a real process: refused settings exit 2; a real sidecar serves."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.kafka_fixture import LocalKafka
+from tests.service.test_assign_kafka import LAGS, assign_body, group_with_known_lag, member_lags
+
+DEADLINE_S = 60.0
+TOKEN = "serve-test-token-0123456789"
+
+
+def base_environ() -> dict[str, str]:
+    """The process environment without any LAGASSIGN_* variable of the caller."""
+    return {k: v for k, v in os.environ.items() if not k.upper().startswith("LAGASSIGN_")}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"LAGASSIGN_HOST": "0.0.0.0"}, "LAGASSIGN_HOST: binding 0.0.0.0"),
+        ({"LAGASSIGN_BOOTSTRAP_SERVERS": "kafka"}, "LAGASSIGN_BOOTSTRAP_SERVERS: 'kafka'"),
+        ({"LAGASSIGN_REFRESH_INTERVAL_S": "-1"}, "LAGASSIGN_REFRESH_INTERVAL_S"),
+        ({"LAGASSIGN_DEFAULT_STRATEGY": "best"}, "LAGASSIGN_DEFAULT_STRATEGY: 'best' is unknown"),
+        ({"LAGASSIGN_GROUP_PATTERN": "(("}, "LAGASSIGN_GROUP_PATTERN: '((' is not a valid"),
+    ],
+)
+def test_refused_settings_print_a_clear_message_and_exit_2(
+    environ: dict[str, str], message: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lagassign.cli", "serve"],
+        env={**base_environ(), **environ},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("lagassign serve: invalid settings:")
+    assert message in done.stderr
+
+
+@contextmanager
+def sidecar(environ: dict[str, str], log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A ``lagassign serve`` process on a free port; stopped by its pid with SIGTERM."""
+    port = free_port()
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lagassign.cli", "serve"],
+            env={**base_environ(), "LAGASSIGN_PORT": str(port), **environ},
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield process, f"http://127.0.0.1:{port}"
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=30)
+
+
+def wait_until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within {DEADLINE_S} s: {what}")
+
+
+@pytest.mark.kafka
+def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
+    kafka_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
+) -> None:
+    topic, group = kafka_names("t"), kafka_names("g")
+    asyncio.run(group_with_known_lag(kafka_broker.bootstrap, topic, [group]))
+    environ = {
+        "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
+        "LAGASSIGN_GROUPS": group,
+        "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
+        "LAGASSIGN_TOKEN": TOKEN,
+    }
+    log = tmp_path / "sidecar.log"
+    with sidecar(environ, log) as (process, url), httpx.Client(base_url=url, timeout=10) as client:
+
+        def ready() -> bool:
+            assert process.poll() is None, log.read_text()
+            try:
+                return client.get("/readyz").status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_until(ready, "/readyz 200")
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        assert client.post("/assign", json=assign_body(group, topic)).status_code == 401
+        response = client.post("/assign", json=assign_body(group, topic), headers=headers)
+        assert response.status_code == 200
+        answer = response.json()
+        assert answer["lag"]["source"] == "kafka"
+        assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
+        metrics = client.get("/metrics")
+        assert metrics.status_code == 200
+        assert "lagassign_kafka_up 1.0" in metrics.text
+        assert "_created" not in metrics.text
+        process.send_signal(signal.SIGTERM)
+        # uvicorn shuts down gracefully, then re-raises the signal it caught.
+        assert process.wait(timeout=30) in (0, -signal.SIGTERM)
+    text = log.read_text()
+    assert "lagassign serving on 127.0.0.1:" in text
+    assert "Application shutdown complete" in text
+    assert "Traceback" not in text
+    assert TOKEN not in text
