@@ -4,6 +4,7 @@
      └── LagassignError                 code, HTTP status, message, details
           ├── BadRequest (ValueError)   400 invalid_json / invalid_request
           ├── Unauthorized              401 unauthorized
+          ├── UnknownGroup              404 not_found
           ├── TooLarge                  413 too_large
           └── Unavailable               503 unavailable
 
@@ -42,6 +43,11 @@ class InvalidJson(BadRequest):
 class Unauthorized(LagassignError):
     code = "unauthorized"
     status = 401
+
+
+class UnknownGroup(LagassignError):
+    code = "not_found"
+    status = 404
 
 
 class TooLarge(LagassignError):

@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from lagassign.answer_log import AnswerLog
-from lagassign.errors import LagassignError
+from lagassign.errors import UnknownGroup
 from lagassign.group_report import group_report, group_summary
 from lagassign.http.auth import require_token
 from lagassign.http.groups_page import render_group, render_group_list
@@ -36,11 +36,6 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/json": {}, "text/html": {}}},
     401: {"description": "A token is configured and the bearer token is missing or wrong"},
 }
-
-
-class UnknownGroup(LagassignError):
-    code = "not_found"
-    status = 404
 
 
 @router.get("/groups", response_class=JSONResponse, responses=RESPONSES)
