@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.lagview.refresh import LagView
+from percentiles import percentile
 
 REPO = Path(__file__).resolve().parent.parent
 KAFKA = REPO / "deploy" / "local-kafka" / "kafka"
@@ -160,12 +160,6 @@ async def join_live_members(
 
 
 # --- measurement (in its own process) ------------------------------------------------
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
-    return ordered[rank]
 
 
 async def measure(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:

@@ -44,8 +44,10 @@ import httpx
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
 
+from local_broker import local_broker
+from percentiles import percentile
+
 REPO = Path(__file__).resolve().parent.parent
-KAFKA_SCRIPT = REPO / "deploy" / "local-kafka" / "kafka"
 SEED = 20_261_120
 # Names unique per run, so a run on an existing broker (--bootstrap) starts clean.
 TOPIC = f"bench-orders-{os.getpid()}"
@@ -63,27 +65,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-@contextmanager
-def local_broker(bootstrap: str | None) -> Iterator[str]:
-    """The given broker, or one started for the run in a temporary directory."""
-    if bootstrap:
-        yield bootstrap
-        return
-    with tempfile.TemporaryDirectory(prefix="lagassign-bench-kafka-") as directory:
-        command = [str(KAFKA_SCRIPT), "start", "--port", "0", "--dir", directory]
-        subprocess.run(command, check=True, timeout=300, capture_output=True)
-        state = json.loads((Path(directory) / "broker.json").read_text())
-        try:
-            yield str(state["bootstrap"])
-        finally:
-            subprocess.run(
-                [str(KAFKA_SCRIPT), "stop", "--dir", directory],
-                check=False,
-                timeout=120,
-                capture_output=True,
-            )
 
 
 async def group_with_lag(bootstrap: str, partitions: int) -> list[int]:
@@ -182,11 +163,6 @@ def steady_request(members: int, partitions: int) -> dict[str, Any]:
         "partitions": {TOPIC: partitions},
         "strategy": "balanced",
     }
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def steady(

@@ -30,7 +30,6 @@ import json
 import logging
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,8 +52,9 @@ from tests.client.sidecar_process import SidecarProcess, free_port, start_sideca
 from lagassign_client import LagAssignor  # noqa: E402
 from lagassign_client.group import GroupView, Subscriber, partition_counts  # noqa: E402
 from lagassign_client.userdata import decode_subscription  # noqa: E402
+from local_broker import local_broker  # noqa: E402
+from percentiles import percentile  # noqa: E402
 
-KAFKA_SCRIPT = ROOT / "deploy" / "local-kafka" / "kafka"
 DEADLINE_S = 1.5
 FALLBACK_BAR_MS = 50.0
 OVERHEAD_BAR_MS = 10.0
@@ -95,32 +95,6 @@ def emit(line: dict[str, Any]) -> None:
 
 def ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-@contextmanager
-def local_broker(bootstrap: str | None) -> Iterator[str]:
-    """The given broker, or one started for the run in a temporary directory."""
-    if bootstrap:
-        yield bootstrap
-        return
-    with tempfile.TemporaryDirectory(prefix="lagassign-bench-shim-") as directory:
-        command = [str(KAFKA_SCRIPT), "start", "--port", "0", "--dir", directory]
-        subprocess.run(command, check=True, timeout=300, capture_output=True)
-        state = json.loads((Path(directory) / "broker.json").read_text())
-        try:
-            yield str(state["bootstrap"])
-        finally:
-            subprocess.run(
-                [str(KAFKA_SCRIPT), "stop", "--dir", directory],
-                check=False,
-                timeout=120,
-                capture_output=True,
-            )
 
 
 @contextmanager
