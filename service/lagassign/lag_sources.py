@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from typing import Literal
 
 from lagassign.answer import NO_LAG, LagSource, request_lag_source
 from lagassign.forecast_source import ForecastSource
 from lagassign.lag_reader import LagReader
 from lagassign.lagview.errors import LagViewError
-from lagassign.lagview.rules import lag_by_reset
+from lagassign.lagview.rules import ResetPolicy, lag_by_reset
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.schemas import AssignRequest
 
@@ -44,20 +45,32 @@ def subscribed_counts(request: AssignRequest) -> dict[str, int]:
 
 
 def fitted_lags(
-    snapshot: GroupSnapshot, counts: Mapping[str, int]
+    snapshot: GroupSnapshot,
+    counts: Mapping[str, int],
+    reset_policy: ResetPolicy | Literal["none"] | None = None,
 ) -> tuple[dict[str, list[int]], int]:
-    """The snapshot's lags cut and filled to ``counts``, and how many partitions were unknown."""
-    fallback = lag_by_reset(snapshot.reset_policy, None, None)
-    lags = {t: [fallback] * n for t, n in counts.items()}
+    """The snapshot's lags cut and filled to ``counts``, and how many partitions were unknown.
+
+    ``reset_policy`` is the consumer's own ``auto.offset.reset`` when the request
+    says it; otherwise the group's configured policy applies. Under ``none`` a
+    partition without a known lag stays unknown and counts 0.
+    """
+    policy = snapshot.reset_policy if reset_policy is None else reset_policy
+    lags = {t: [0] * n for t, n in counts.items()}
     known = {t: [False] * n for t, n in counts.items()}
     for p in snapshot.partitions:
         topic_lags = lags.get(p.topic)
         if topic_lags is None or p.partition >= len(topic_lags) or p.partition < 0:
             continue
-        if p.lag is None:
-            topic_lags[p.partition] = lag_by_reset(
-                snapshot.reset_policy, p.log_start_offset, p.log_end_offset
-            )
+        if p.current_offset is None and reset_policy is not None:
+            # The consumer's own reset policy decides where it would start.
+            if policy == "none":
+                continue
+            topic_lags[p.partition] = lag_by_reset(policy, p.log_start_offset, p.log_end_offset)
+            known[p.topic][p.partition] = p.log_end_offset is not None
+        elif p.lag is None:
+            if policy != "none":
+                topic_lags[p.partition] = lag_by_reset(policy, p.log_start_offset, p.log_end_offset)
         else:
             topic_lags[p.partition] = p.lag
             known[p.topic][p.partition] = True
@@ -66,7 +79,7 @@ def fitted_lags(
 
 
 def snapshot_lag_source(snapshot: GroupSnapshot, request: AssignRequest) -> LagSource:
-    lags, unknown = fitted_lags(snapshot, subscribed_counts(request))
+    lags, unknown = fitted_lags(snapshot, subscribed_counts(request), request.reset_policy)
     return LagSource(
         source="kafka",
         lags=lags,

@@ -37,6 +37,7 @@ class AssignRequest(BaseModel):
     strategy: str | None = None
     protocol: Literal["eager", "cooperative"] = "eager"
     lags: dict[str, list[int]] | None = None
+    reset_policy: Literal["earliest", "latest", "none"] | None = None
 
 
 class LagOut(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from lagassign.answer import NO_LAG
 from lagassign.lag_sources import choose_lag_source, fitted_lags, subscribed_counts
 from lagassign.lagview.errors import GroupReadError
+from lagassign.lagview.snapshot import PartitionLag
 from lagassign.schemas import AssignRequest
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
@@ -40,6 +42,18 @@ def test_an_unknown_lag_takes_the_reset_policy_value() -> None:
     lags, unknown = fitted_lags(earliest, {"t0": 3})
     assert lags == {"t0": [0, 4, 0]}
     assert unknown == 2
+
+
+def test_the_request_reset_policy_overrides_the_group_default() -> None:
+    # partition 0 has no committed offset, log start 100 and end 600
+    no_commit = PartitionLag("t0", 0, None, 600, 100, 0, None, None, None)
+    committed = PartitionLag("t0", 1, 10, 20, 0, 10, None, None, None)
+    snapshot = replace(snapshot_of("orders", {}), partitions=(no_commit, committed))
+    assert fitted_lags(snapshot, {"t0": 2}) == ({"t0": [0, 10]}, 0)
+    assert fitted_lags(snapshot, {"t0": 2}, "earliest") == ({"t0": [500, 10]}, 0)
+    assert fitted_lags(snapshot, {"t0": 2}, "latest") == ({"t0": [0, 10]}, 0)
+    # none: the consumer would fail rather than guess, so the lag is unknown
+    assert fitted_lags(snapshot, {"t0": 2}, "none") == ({"t0": [0, 10]}, 1)
 
 
 @pytest.mark.anyio
