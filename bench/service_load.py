@@ -350,8 +350,9 @@ def json_paths(request: dict[str, Any]) -> dict[str, Any]:
     from fastapi.encoders import jsonable_encoder
     from fastapi.responses import JSONResponse
 
-    from lagassign.answer import compute_answer, request_lag_source
-    from lagassign.schemas import AssignRequest, parse_assign_request
+    from lagassign.assign.answer import compute_answer
+    from lagassign.assign.lag_sources import request_lag_source
+    from lagassign.assign.request import AssignRequest, parse_assign_request
 
     raw = json.dumps(request, separators=(",", ":")).encode()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lagassign.forecast_weights import (
+from lagassign.forecast.weights import (
     ForecastWeights,
     GroupForecast,
     InvalidForecastWeights,

@@ -27,7 +27,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from lagassign.forecast_weights import write_forecast_weights
+from lagassign.forecast.weights import write_forecast_weights
 from lagassign_pipeline.backtest import BacktestSpec, backtest
 from lagassign_pipeline.charts import Series
 from lagassign_pipeline.history import has_history, read_history

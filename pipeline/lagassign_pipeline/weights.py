@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from lagassign.forecast_weights import ForecastWeights, GroupForecast
+from lagassign.forecast.weights import ForecastWeights, GroupForecast
 from lagassign_pipeline.history import PARTITION_KEY
 from lagassign_pipeline.rates import RateSpec
 

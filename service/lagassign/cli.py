@@ -20,10 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from lagassign.answer import compute_answer, request_lag_source
+from lagassign.assign.answer import compute_answer
+from lagassign.assign.lag_sources import request_lag_source
+from lagassign.assign.request import parse_assign_request
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from lagassign.errors import BadRequest, LagassignError
-from lagassign.schemas import parse_assign_request
 
 EXIT_BAD_INPUT = 2
 

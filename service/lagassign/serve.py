@@ -15,8 +15,8 @@ import prometheus_client
 import uvicorn
 from fastapi import FastAPI
 
-from lagassign.app import create_app
 from lagassign.history.parquet import ParquetHistorySink
+from lagassign.http.app import create_app
 from lagassign.lagview.refresh import LagView
 from lagassign.lagview.rules import Isolation
 from lagassign.metrics import service_metrics

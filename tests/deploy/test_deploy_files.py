@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests.deploy.block_yaml import load_all
 from tests.service.fake_lag_view import FakeLagView, snapshot_of

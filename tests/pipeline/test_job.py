@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lagassign.core.strategies import STRATEGIES
-from lagassign.forecast_weights import load_forecast_weights
+from lagassign.forecast.weights import load_forecast_weights
 from lagassign_pipeline.backtest import BACKTEST_COLUMNS, BacktestSpec
 from lagassign_pipeline.job import STEPS, JobSettings, _parser, _settings, run
 from lagassign_pipeline.progress import Progress

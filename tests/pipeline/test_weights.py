@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from lagassign.forecast_weights import load_forecast_weights, write_forecast_weights
+from lagassign.forecast.weights import load_forecast_weights, write_forecast_weights
 from lagassign_pipeline.rates import RateSpec, partition_rates
 from lagassign_pipeline.weights import FORECAST_COLUMNS, forecast_weights, latest_forecasts
 from tests.pipeline.histories import at, history_frame, linear_rows

@@ -1,6 +1,6 @@
 """A lag view double for unit tests of the app: holds given snapshots, fails on demand.
 
-It has the attributes and methods of :class:`lagassign.lag_reader.LagReader`;
+It has the attributes and methods of :class:`lagassign.lagview.reader.LagReader`;
 integration tests use the real lag view on the real broker instead.
 """
 

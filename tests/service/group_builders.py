@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
-from lagassign.answer_log import AnswerRecord
+from lagassign.assign.answer_log import AnswerRecord
 from lagassign.core.model import Assignment
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription, PartitionLag
 

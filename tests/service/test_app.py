@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView
 from tests.service.serving import served

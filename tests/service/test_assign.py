@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from lagassign.answer import compute_answer, request_lag_source
-from lagassign.app import create_app
+from lagassign.assign.answer import compute_answer
+from lagassign.assign.lag_sources import request_lag_source
+from lagassign.assign.request import parse_assign_request
 from lagassign.http import assign as assign_route
-from lagassign.schemas import parse_assign_request
+from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests import test_cli
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -361,7 +362,7 @@ async def test_an_unexpected_failure_is_a_logged_503_without_a_traceback(
     view = FakeLagView()
     view.snapshot_error = ZeroDivisionError("internal detail")
     app = app_with(lag_view=view)
-    with caplog.at_level(logging.ERROR, logger="lagassign.app"):
+    with caplog.at_level(logging.ERROR, logger="lagassign.http.app"):
         async with served(app) as client:
             response = await client.post("/assign", json=without_lags())
     assert response.status_code == 503

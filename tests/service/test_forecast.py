@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from lagassign.app import create_app
-from lagassign.forecast_weights import ForecastWeights, GroupForecast, write_forecast_weights
+from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
+from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import served

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from lagassign.answer_log import AnswerRecord
-from lagassign.group_report import (
+from lagassign.assign.answer_log import AnswerRecord
+from lagassign.groups.report import (
     CONSUMER_PROTOCOL_WARNING,
     GroupReport,
     group_report,

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.http.groups import prefers_html
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.settings import Settings

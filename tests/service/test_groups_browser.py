@@ -26,7 +26,7 @@ import httpx
 import pytest
 import uvicorn
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.lagview.refresh import LagView
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.settings import Settings

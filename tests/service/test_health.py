@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.http.health import readiness_problem
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from lagassign.answer import NO_LAG
-from lagassign.lag_sources import choose_lag_source, fitted_lags, subscribed_counts
+from lagassign.assign.lag_sources import NO_LAG, choose_lag_source, fitted_lags, subscribed_counts
+from lagassign.assign.request import AssignRequest
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.snapshot import PartitionLag
-from lagassign.schemas import AssignRequest
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
 

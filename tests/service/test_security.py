@@ -10,7 +10,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from lagassign.app import create_app
+from lagassign.http.app import create_app
 from lagassign.redaction import RedactingFormatter
 from lagassign.serve import kafka_app, kafka_client_kwargs
 from lagassign.settings import Settings

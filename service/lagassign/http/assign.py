@@ -18,11 +18,12 @@ from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from lagassign.answer import Answer, LagSource, compute_answer
+from lagassign.assign.answer import Answer, compute_answer
+from lagassign.assign.lag_sources import LagSource, choose_lag_source
+from lagassign.assign.request import AssignRequest, parse_assign_request
 from lagassign.errors import TooLarge
 from lagassign.http.auth import require_token
-from lagassign.lag_sources import choose_lag_source
-from lagassign.schemas import AssignRequest, AssignResponse, parse_assign_request
+from lagassign.http.schemas import AssignResponse
 from lagassign.settings import Settings
 
 PATH = "/assign"

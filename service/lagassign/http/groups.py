@@ -1,9 +1,9 @@
 """``GET /groups`` and ``GET /groups/{group_id}``: the tracked groups, JSON or HTML.
 
-JSON by default; the HTML page (:mod:`lagassign.http.groups_page`) when the
+JSON by default; the HTML page (:mod:`lagassign.groups.page`) when the
 ``Accept`` header ranks ``text/html`` above ``application/json``, as a browser's
 does. Both read the lag view's cached snapshots and the answer log only: they
-never wait on Kafka. The report itself is :mod:`lagassign.group_report`.
+never wait on Kafka. The report itself is :mod:`lagassign.groups.report`.
 
 The routes read the view and the log on the event loop (between two refresh
 steps, like the metrics collector), then build and render the report in the
@@ -20,12 +20,12 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from lagassign.answer_log import AnswerLog
+from lagassign.assign.answer_log import AnswerLog
 from lagassign.errors import UnknownGroup
-from lagassign.group_report import group_report, group_summary
+from lagassign.groups.page import render_group, render_group_list
+from lagassign.groups.report import group_report, group_summary
 from lagassign.http.auth import require_token
-from lagassign.http.groups_page import render_group, render_group_list
-from lagassign.lag_reader import LagReader
+from lagassign.lagview.reader import LagReader
 
 # A snapshot older than this many refresh intervals counts as stale.
 STALE_AFTER_INTERVALS = 3

@@ -19,7 +19,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from lagassign.errors import Unavailable
-from lagassign.lag_reader import LagReader
+from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
 READY_REFRESHES = 3

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Info
 
 from lagassign import __version__
-from lagassign.lag_reader import LagReader
+from lagassign.lagview.reader import LagReader
 from lagassign.metrics.assign import AssignMetrics
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
 

@@ -1,47 +1,23 @@
 """From a parsed ``POST /assign`` request and a source of lag to the response JSON.
 
 The HTTP route and the CLI both call :func:`compute_answer`; only where the lag
-comes from differs (:class:`LagSource`).
+comes from differs (:class:`~lagassign.assign.lag_sources.LagSource`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
+from lagassign.assign.lag_sources import LagSource
+from lagassign.assign.request import AssignRequest
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import AssignmentResult, Member, Rebalance, make_rebalance
 from lagassign.core.stats import AssignmentStats, assignment_stats
 from lagassign.core.strategies import STRATEGIES, run_strategy
 from lagassign.errors import BadRequest
-from lagassign.schemas import AssignRequest
-
-LagOrigin = Literal["request", "kafka", "forecast", "none"]
-
-
-@dataclass(frozen=True, slots=True)
-class LagSource:
-    """Where the lags of one answer come from, and how fresh and complete they are."""
-
-    source: LagOrigin
-    lags: Mapping[str, Sequence[int]] = field(default_factory=dict)
-    as_of: datetime | None = None
-    complete: bool = True
-    unknown_partitions: int = 0
-
-
-NO_LAG = LagSource(source="none", complete=False)
-
-
-def request_lag_source(request: AssignRequest) -> LagSource:
-    """The lags a request carries itself, or none."""
-    if request.lags is None:
-        return NO_LAG
-    subscribed = {t for m in request.members for t in m.topics}
-    return LagSource(source="request", lags=request.lags, complete=subscribed <= set(request.lags))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lagassign.answer import LagSource
-from lagassign.forecast_weights import (
+from lagassign.forecast.weights import (
     ForecastWeights,
     GroupForecast,
     InvalidForecastWeights,
@@ -106,19 +105,3 @@ class ForecastSource:
         if (self._clock() - forecast.as_of).total_seconds() > self.max_age_s:
             return None
         return forecast
-
-    def lag_source(self, group_id: str, counts: Mapping[str, int]) -> LagSource | None:
-        """Forecast lags fitted to ``counts``, or None when there is no usable forecast."""
-        forecast = self.group_forecast(group_id)
-        if forecast is None:
-            return None
-        fitted = forecast.lags(counts)
-        if fitted.unknown_partitions >= sum(counts.values()):
-            return None
-        return LagSource(
-            source="forecast",
-            lags=fitted.lags,
-            as_of=forecast.as_of,
-            complete=fitted.complete,
-            unknown_partitions=fitted.unknown_partitions,
-        )

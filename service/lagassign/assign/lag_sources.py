@@ -21,21 +21,46 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
-from lagassign.answer import NO_LAG, LagSource, request_lag_source
-from lagassign.forecast_source import ForecastSource
-from lagassign.lag_reader import LagReader
+from lagassign.assign.request import AssignRequest
+from lagassign.forecast.source import ForecastSource
 from lagassign.lagview.errors import LagViewError
+from lagassign.lagview.reader import LagReader
 from lagassign.lagview.rules import ResetPolicy, lag_by_reset
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.schemas import AssignRequest
 
 log = logging.getLogger(__name__)
 
 # How long past its budget an on-demand fetch may run before it is abandoned.
 FETCH_GRACE_S = 0.05
+
+LagOrigin = Literal["request", "kafka", "forecast", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class LagSource:
+    """Where the lags of one answer come from, and how fresh and complete they are."""
+
+    source: LagOrigin
+    lags: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    as_of: datetime | None = None
+    complete: bool = True
+    unknown_partitions: int = 0
+
+
+NO_LAG = LagSource(source="none", complete=False)
+
+
+def request_lag_source(request: AssignRequest) -> LagSource:
+    """The lags a request carries itself, or none."""
+    if request.lags is None:
+        return NO_LAG
+    subscribed = {t for m in request.members for t in m.topics}
+    return LagSource(source="request", lags=request.lags, complete=subscribed <= set(request.lags))
 
 
 def subscribed_counts(request: AssignRequest) -> dict[str, int]:
@@ -89,6 +114,25 @@ def snapshot_lag_source(snapshot: GroupSnapshot, request: AssignRequest) -> LagS
     )
 
 
+def forecast_lag_source(
+    forecast: ForecastSource, group_id: str, counts: Mapping[str, int]
+) -> LagSource | None:
+    """Forecast lags fitted to ``counts``, or None when there is no usable forecast."""
+    group = forecast.group_forecast(group_id)
+    if group is None:
+        return None
+    fitted = group.lags(counts)
+    if fitted.unknown_partitions >= sum(counts.values()):
+        return None
+    return LagSource(
+        source="forecast",
+        lags=fitted.lags,
+        as_of=group.as_of,
+        complete=fitted.complete,
+        unknown_partitions=fitted.unknown_partitions,
+    )
+
+
 async def fetch_on_demand(
     lag_view: LagReader, group_id: str, budget_s: float
 ) -> GroupSnapshot | None:
@@ -115,7 +159,7 @@ async def choose_lag_source(
     if request.lags is not None:
         return request_lag_source(request)
     if forecast is not None:
-        fitted = forecast.lag_source(request.group_id, subscribed_counts(request))
+        fitted = forecast_lag_source(forecast, request.group_id, subscribed_counts(request))
         if fitted is not None:
             return fitted
     if lag_view is None:

@@ -13,8 +13,8 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from lagassign.answer import iso_utc
-from lagassign.group_report import (
+from lagassign.assign.answer import iso_utc
+from lagassign.groups.report import (
     Freshness,
     GroupHeader,
     GroupReport,

@@ -1,4 +1,4 @@
-"""Wire schemas of ``POST /assign`` (pydantic), apart from the core's domain values.
+"""The wire schema of a ``POST /assign`` request (pydantic), apart from the core's domain values.
 
 :func:`parse_assign_request` turns raw JSON bytes into an :class:`AssignRequest`
 and every validation failure into :class:`~lagassign.errors.BadRequest` with a
@@ -38,37 +38,6 @@ class AssignRequest(BaseModel):
     protocol: Literal["eager", "cooperative"] = "eager"
     lags: dict[str, list[int]] | None = None
     reset_policy: Literal["earliest", "latest", "none"] | None = None
-
-
-class LagOut(BaseModel):
-    source: Literal["request", "kafka", "forecast", "none"]
-    as_of: str | None
-    age_seconds: float | None
-    complete: bool
-    unknown_partitions: int
-
-
-class StatsOut(BaseModel):
-    partitions: int
-    members: int
-    member_lag: dict[str, int]
-    max_lag: int
-    mean_lag: float
-    imbalance: float
-    lower_bound: float
-    moved: int
-    compute_ms: float
-
-
-class AssignResponse(BaseModel):
-    """The answer of ``POST /assign`` (documented in the OpenAPI schema)."""
-
-    group_id: str
-    strategy: str
-    assignment: dict[str, dict[str, list[int]]]
-    revoked: dict[str, dict[str, list[int]]]
-    lag: LagOut
-    stats: StatsOut
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:

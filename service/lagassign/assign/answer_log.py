@@ -11,7 +11,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import datetime
 
-from lagassign.answer import Answer
+from lagassign.assign.answer import Answer
 from lagassign.core.model import Assignment
 
 

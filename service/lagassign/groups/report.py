@@ -1,7 +1,7 @@
 """What ``GET /groups/{group_id}`` reports about one consumer group, as pure values.
 
 From the group's cached :class:`~lagassign.lagview.snapshot.GroupSnapshot` and the
-last answers the service computed for it (:class:`~lagassign.answer_log.AnswerRecord`):
+last answers the service computed for it (:class:`~lagassign.assign.answer_log.AnswerRecord`):
 
 - freshness: ``as_of``, ``age_seconds``, ``stale``, the last refresh error;
 - header: state, protocol type (with a warning for the ``consumer`` protocol, where
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from lagassign.answer import iso_utc
-from lagassign.answer_log import AnswerRecord
+from lagassign.assign.answer import iso_utc
+from lagassign.assign.answer_log import AnswerRecord
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import Assignment, Member, make_rebalance
 from lagassign.core.stats import assignment_stats

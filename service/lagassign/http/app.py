@@ -8,46 +8,36 @@ reach handlers through ``app.state``:
 
 - ``settings``: the settings;
 - ``lag_view``: the lag view or ``None``;
-- ``answers``: the :class:`~lagassign.answer_log.AnswerLog` of recent answers;
+- ``answers``: the :class:`~lagassign.assign.answer_log.AnswerLog` of recent answers;
 - ``registry``: the app's own Prometheus registry (``metrics`` holds its instruments);
-- ``weights``: the :class:`~lagassign.forecast_source.ForecastSource` or ``None``.
+- ``weights``: the :class:`~lagassign.forecast.source.ForecastSource` or ``None``.
 
-Errors: every :class:`~lagassign.errors.LagassignError` becomes its ``body()``
-with its status, request validation errors a 422, unknown routes a 404, all in
-the one error shape; anything unexpected is logged and answered 503
-``unavailable`` without a traceback. No request gets a 500.
+Errors are answered by :mod:`lagassign.http.errors`: no request gets a 500.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lagassign import __version__
-from lagassign.answer_log import AnswerLog
-from lagassign.errors import LagassignError, Unauthorized, Unavailable
-from lagassign.forecast_source import ForecastSource
+from lagassign.assign.answer_log import AnswerLog
+from lagassign.errors import LagassignError
+from lagassign.forecast.source import ForecastSource
 from lagassign.http import assign, groups, health
 from lagassign.http import metrics as metrics_route
-from lagassign.lag_reader import LagReader
+from lagassign.http.errors import UnexpectedErrors, http_error, lagassign_error, validation_error
+from lagassign.lagview.reader import LagReader
 from lagassign.metrics import ServiceMetrics, service_metrics
-from lagassign.schemas import field_path
 from lagassign.settings import Settings
-
-log = logging.getLogger(__name__)
-
-HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 def create_app(
@@ -114,71 +104,6 @@ def create_app(
     app.add_middleware(UnexpectedErrors)
     install_openapi(app)
     return app
-
-
-def error_response(
-    request: Request, exc: LagassignError, headers: dict[str, str] | None = None
-) -> JSONResponse:
-    if request.url.path == assign.PATH:
-        request.app.state.metrics.assign.observe_failure(exc.code)
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
-
-
-async def lagassign_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, LagassignError)
-    headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
-    return error_response(request, exc, headers)
-
-
-async def validation_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    details = [
-        {"field": field_path(tuple(e.get("loc", ()))), "problem": e.get("msg", "invalid")}
-        for e in list(exc.errors())[:20]
-    ]
-    first = details[0] if details else {"field": "request", "problem": "invalid"}
-    error = LagassignError(f"{first['field']}: {first['problem']}", details)
-    error.code, error.status = "invalid_request", 422
-    return error_response(request, error)
-
-
-async def http_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, HTTPException)
-    error = LagassignError(str(exc.detail))
-    error.code = HTTP_CODES.get(exc.status_code, "http_error")
-    error.status = exc.status_code
-    return error_response(request, error, dict(exc.headers or {}))
-
-
-class UnexpectedErrors:
-    """Pure ASGI middleware: an unexpected exception becomes a logged 503, never a 500."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def send_tracking(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_tracking)
-        except Exception:  # the one place that turns the unknown into a 503
-            log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
-            if started:
-                return
-            error = Unavailable("the service could not answer this request; see its log")
-            if scope["path"] == assign.PATH:
-                scope["app"].state.metrics.assign.observe_failure(error.code)
-            response = JSONResponse(error.body(), status_code=error.status)
-            await response(scope, receive, send)
 
 
 def install_openapi(app: FastAPI) -> None:

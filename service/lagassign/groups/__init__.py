@@ -1,0 +1,1 @@
+"""The consumer groups as ``/groups`` shows them: the report (pure values) and its HTML page."""
