@@ -9,7 +9,7 @@ also have two live members (paused, so they only heartbeat). Everything is
 derived from the group and partition numbers: no randomness.
 
 Then a separate process (so that its memory is the view's alone) runs
-``--refreshes`` full refreshes of a :class:`~lagassign.lagview.refresh.LagView`
+``--refreshes`` full refreshes of a :class:`~lagassign.lagview.view.LagView`
 tracking the groups by regex, without and with the Parquet history sink, and
 reports p50/p95/max refresh time (wall clock, and the process's CPU time, which
 other load on the machine does not inflate), the 1-minute load average when the
@@ -40,7 +40,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from lagassign.history.parquet import ParquetHistorySink
-from lagassign.lagview.refresh import LagView
+from lagassign.history.recorder import HistoryRecorder
+from lagassign.lagview.view import LagView
 from percentiles import percentile
 
 REPO = Path(__file__).resolve().parent.parent
@@ -165,7 +166,10 @@ async def join_live_members(
 async def measure(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
     sink = ParquetHistorySink(history, "bench") if history else None
     view = LagView(
-        bootstrap, group_pattern=f"{PREFIX}-group-.*", request_timeout_s=10, history=sink
+        bootstrap,
+        group_pattern=f"{PREFIX}-group-.*",
+        request_timeout_s=10,
+        listeners=[HistoryRecorder(sink)] if sink is not None else [],
     )
     durations: list[float] = []
     cpu: list[float] = []

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lagassign.http.app import create_app
+from lagassign.http.sidecar import build_sidecar
 from lagassign.settings import Settings
 from tests.deploy.block_yaml import load_all
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -35,7 +35,7 @@ def yaml_file(relative: str) -> list[Any]:
 def exported_metrics() -> set[str]:
     """Every sample name the app's registry can expose, read from a live app."""
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
-    app = create_app(Settings.from_environ({}), lag_view=view)
+    sidecar = build_sidecar(Settings.from_environ({}), lag_view=view, kafka=False)
     suffixes = {
         "counter": ("_total", "_created"),
         "histogram": ("_bucket", "_count", "_sum", "_created"),
@@ -44,7 +44,7 @@ def exported_metrics() -> set[str]:
         "summary": ("_count", "_sum", "_created"),
     }
     names = set()
-    for family in app.state.registry.collect():
+    for family in sidecar.metrics.registry.collect():
         names.update(family.name + suffix for suffix in suffixes[family.type])
     return names
 

@@ -11,9 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from lagassign.history.parquet import ParquetHistorySink
+from lagassign.history.recorder import HistoryRecorder
 from lagassign.history.schema import HISTORY_SCHEMA
-from lagassign.lagview.refresh import LagView
 from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.view import LagView
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, produce
 
@@ -31,7 +32,10 @@ def test_refreshes_are_recorded_with_the_exact_schema(
         await create_topic(kafka_broker.bootstrap, topic, 3)
         await produce(kafka_broker.bootstrap, topic, [4, 5, 6])
         await commit(kafka_broker.bootstrap, group, {(topic, 0): 1, (topic, 2): 6})
-        view = LagView(kafka_broker.bootstrap, groups=[group], history=sink, request_timeout_s=10)
+        recorder = HistoryRecorder(sink)
+        view = LagView(
+            kafka_broker.bootstrap, groups=[group], listeners=[recorder], request_timeout_s=10
+        )
         try:
             for _ in range(2):
                 assert await view.refresh(), view.last_refresh_error
@@ -41,7 +45,7 @@ def test_refreshes_are_recorded_with_the_exact_schema(
                 await produce(kafka_broker.bootstrap, topic, [1, 0, 0])
         finally:
             await view.stop()  # finishes the history files
-        assert view.history_errors_total == 0
+        assert recorder.errors_total == 0
 
     asyncio.run(scenario())
     files = sink.finished_files()

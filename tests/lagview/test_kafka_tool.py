@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from aiokafka import TopicPartition
 
-from lagassign.lagview.refresh import LagView
 from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.view import LagView
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import create_topic, members, produce
 

@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from lagassign.lagview.refresh import LagView
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
+from lagassign.lagview.view import LagView
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, delete_records, produce
 

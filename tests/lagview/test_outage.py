@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from lagassign.lagview.refresh import LagView
+from lagassign.lagview.view import LagView
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, produce
+from tests.lagview.refresh_calls import CallOnRefresh
 
 pytestmark = pytest.mark.kafka
 
@@ -43,7 +44,7 @@ def test_broker_stopped_and_started_during_refreshes(
             groups=[group],
             interval_s=0.3,
             request_timeout_s=1.0,
-            on_refresh=lambda _seconds, ok: refreshes.append(ok),
+            listeners=[CallOnRefresh(lambda _seconds, ok: refreshes.append(ok))],
         )
         await view.start()
         try:

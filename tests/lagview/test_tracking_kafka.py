@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from lagassign.lagview.refresh import LagView
+from lagassign.lagview.view import LagView
 from tests.kafka_fixture import KAFKA_SCRIPT, LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, produce
 

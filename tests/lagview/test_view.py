@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from lagassign.lagview.errors import InvalidLagViewSettings
-from lagassign.lagview.refresh import LagView
+from lagassign.lagview.view import LagView
+from tests.lagview.refresh_calls import CallOnRefresh
 
 # Nothing listens on port 1 of the loopback: connections are refused at once.
 NOWHERE = "127.0.0.1:1"
@@ -60,7 +61,7 @@ def test_an_absent_cluster_is_recorded_never_raised() -> None:
             NOWHERE,
             groups=["g"],
             request_timeout_s=1.0,
-            on_refresh=lambda seconds, ok: seen.append((seconds, ok)),
+            listeners=[CallOnRefresh(lambda seconds, ok: seen.append((seconds, ok)))],
         )
         try:
             started = time.monotonic()

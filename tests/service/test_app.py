@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView
 from tests.service.serving import served
@@ -20,8 +21,8 @@ async def test_the_lifespan_starts_and_stops_the_lag_view_once() -> None:
         assert (view.started, view.stopped) == (1, 0)
         assert (await client.get("/livez")).status_code == 200
     assert (view.started, view.stopped) == (1, 1)
-    assert app.state.lag_view is view
-    assert app.state.weights is None
+    assert sidecar_of(app).lag_view is view
+    assert sidecar_of(app).forecast is None
 
 
 async def test_unknown_routes_and_methods_answer_in_the_error_shape() -> None:

@@ -17,6 +17,7 @@ from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.request import parse_assign_request
 from lagassign.http import assign as assign_route
 from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests import test_cli
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -43,7 +44,7 @@ def without_lags(**changes: Any) -> dict[str, Any]:
 
 
 def sample(app: FastAPI, name: str, **labels: str) -> float | None:
-    value = app.state.registry.get_sample_value(name, labels)
+    value = sidecar_of(app).metrics.registry.get_sample_value(name, labels)
     return None if value is None else float(value)
 
 
@@ -102,7 +103,7 @@ async def test_cached_lags_are_fitted_and_the_group_is_tracked_and_recorded() ->
     assert answer["lag"]["as_of"].endswith("Z")
     assert answer["stats"]["member_lag"] == {"C0": 100_000, "C1": 110_000}
     assert view.tracked == ["orders"]
-    record = app.state.answers.last("orders")
+    record = sidecar_of(app).answers.last("orders")
     assert record is not None
     assert (record.lag_source, record.max_lag) == ("kafka", 110_000)
     assert record.assignment == answer["assignment"]

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from lagassign.serve import kafka_app
+from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, produce
@@ -80,11 +81,11 @@ async def test_assign_without_lags_answers_from_the_cached_kafka_lag(
 ) -> None:
     topic, group = kafka_names("t"), kafka_names("g")
     await group_with_known_lag(kafka_broker.bootstrap, topic, [group])
-    app = kafka_app(settings_for(kafka_broker.bootstrap, groups=group))
+    app = create_app(settings_for(kafka_broker.bootstrap, groups=group), kafka=True)
     async with served(app) as client:
         await until(lambda: ready(client), "/readyz 200")
         await until(
-            lambda: asyncio.sleep(0, app.state.lag_view.snapshot(group) is not None),
+            lambda: asyncio.sleep(0, sidecar_of(app).lag_view.snapshot(group) is not None),
             "the group's first snapshot",
         )
         response = await client.post("/assign", json=assign_body(group, topic))
@@ -105,7 +106,7 @@ async def test_assign_without_lags_answers_from_the_cached_kafka_lag(
         assert wider["stats"]["member_lag"] == member_lags(wider, topic, [*LAGS, 0, 0])
 
         text = (await client.get("/metrics")).text
-    registry = app.state.registry
+    registry = sidecar_of(app).metrics.registry
 
     def value(name: str, **labels: str) -> float | None:
         found: float | None = registry.get_sample_value(name, labels)
@@ -127,15 +128,15 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
 ) -> None:
     topic, group, never = kafka_names("t"), kafka_names("g"), kafka_names("never")
     await group_with_known_lag(kafka_broker.bootstrap, topic, [group])
-    app = kafka_app(settings_for(kafka_broker.bootstrap))
+    app = create_app(settings_for(kafka_broker.bootstrap), kafka=True)
     async with served(app) as client:
         await until(lambda: ready(client), "/readyz 200")
-        assert app.state.lag_view.snapshot(group) is None
+        assert sidecar_of(app).lag_view.snapshot(group) is None
         answer = (await client.post("/assign", json=assign_body(group, topic, members=3))).json()
         assert answer["lag"]["source"] == "kafka"
         assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
         await until(
-            lambda: asyncio.sleep(0, group in app.state.lag_view.snapshots()),
+            lambda: asyncio.sleep(0, group in sidecar_of(app).lag_view.snapshots()),
             "the group tracked by the refresh loop",
         )
 

@@ -27,8 +27,8 @@ import pytest
 import uvicorn
 
 from lagassign.http.app import create_app
-from lagassign.lagview.refresh import LagView
 from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.view import LagView
 from lagassign.settings import Settings
 from tests.kafka_fixture import REPO, LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, members, produce

@@ -9,6 +9,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import served
@@ -41,30 +42,32 @@ async def test_metrics_is_served_at_exactly_its_path_without_redirect() -> None:
 async def test_lag_metrics_are_read_from_the_cached_snapshots_at_scrape_time() -> None:
     view = view_with_two_groups()
     app = create_app(Settings.from_environ({}), lag_view=view)
-    registry = app.state.registry
-    assert registry is not REGISTRY
-
-    def value(name: str, **labels: str) -> float | None:
-        found: float | None = registry.get_sample_value(name, labels)
-        return found
-
-    assert value("lagassign_group_lag_sum", group="orders") == 147
-    assert value("lagassign_group_lag_max", group="orders") == 100
-    assert value("lagassign_group_lag_sum", group="audit") == 0
-    assert value("lagassign_partition_lag", group="orders", topic="t0", partition="2") == 40
-    assert value("lagassign_partition_lag", group="orders", topic="t0", partition="1") is None
-    assert value("lagassign_lag_snapshot_timestamp_seconds", group="orders") == AS_OF.timestamp()
-    assert value("lagassign_kafka_up") == 0
-    assert value("lagassign_lag_refresh_errors_total") == 3
-
-    view.cached["orders"] = snapshot_of("orders", {"t0": [1, 2, 3]}, as_of=AS_OF)
-    del view.cached["audit"]
-    view.kafka_up = True
-    assert value("lagassign_group_lag_sum", group="orders") == 6
-    assert value("lagassign_group_lag_sum", group="audit") is None
-    assert value("lagassign_kafka_up") == 1
-
     async with served(app) as client:
+        registry = sidecar_of(app).metrics.registry
+        assert registry is not REGISTRY
+
+        def value(name: str, **labels: str) -> float | None:
+            found: float | None = registry.get_sample_value(name, labels)
+            return found
+
+        assert value("lagassign_group_lag_sum", group="orders") == 147
+        assert value("lagassign_group_lag_max", group="orders") == 100
+        assert value("lagassign_group_lag_sum", group="audit") == 0
+        assert value("lagassign_partition_lag", group="orders", topic="t0", partition="2") == 40
+        assert value("lagassign_partition_lag", group="orders", topic="t0", partition="1") is None
+        assert (
+            value("lagassign_lag_snapshot_timestamp_seconds", group="orders") == AS_OF.timestamp()
+        )
+        assert value("lagassign_kafka_up") == 0
+        assert value("lagassign_lag_refresh_errors_total") == 3
+
+        view.cached["orders"] = snapshot_of("orders", {"t0": [1, 2, 3]}, as_of=AS_OF)
+        del view.cached["audit"]
+        view.kafka_up = True
+        assert value("lagassign_group_lag_sum", group="orders") == 6
+        assert value("lagassign_group_lag_sum", group="audit") is None
+        assert value("lagassign_kafka_up") == 1
+
         text = (await client.get("/metrics")).text
     assert 'lagassign_partition_lag{group="orders",partition="0",topic="t0"} 1.0' in text
 
@@ -74,21 +77,23 @@ async def test_the_partition_gauge_can_be_switched_off() -> None:
         Settings.from_environ({"LAGASSIGN_PARTITION_METRICS": "false"}),
         lag_view=view_with_two_groups(),
     )
-    registry = app.state.registry
-    assert registry.get_sample_value("lagassign_group_lag_sum", {"group": "orders"}) == 147
-    assert (
-        registry.get_sample_value(
-            "lagassign_partition_lag", {"group": "orders", "topic": "t0", "partition": "0"}
+    async with served(app):
+        registry = sidecar_of(app).metrics.registry
+        assert registry.get_sample_value("lagassign_group_lag_sum", {"group": "orders"}) == 147
+        assert (
+            registry.get_sample_value(
+                "lagassign_partition_lag", {"group": "orders", "topic": "t0", "partition": "0"}
+            )
+            is None
         )
-        is None
-    )
 
 
 async def test_the_refresh_histogram_records_what_the_view_reports() -> None:
     app = create_app(Settings.from_environ({}), lag_view=FakeLagView())
-    app.state.metrics.refresh.observe_refresh(0.2, True)
-    app.state.metrics.refresh.observe_refresh(3.0, False)
-    registry = app.state.registry
+    async with served(app):
+        sidecar_of(app).metrics.refresh.observe_refresh(0.2, True)
+        sidecar_of(app).metrics.refresh.observe_refresh(3.0, False)
+    registry = sidecar_of(app).metrics.registry
     assert registry.get_sample_value("lagassign_lag_refresh_duration_seconds_count") == 2
     assert (
         registry.get_sample_value("lagassign_lag_refresh_duration_seconds_bucket", {"le": "0.25"})

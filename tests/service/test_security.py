@@ -11,8 +11,9 @@ import httpx
 import pytest
 
 from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
+from lagassign.http.sidecar import kafka_client_kwargs
 from lagassign.redaction import RedactingFormatter
-from lagassign.serve import kafka_app, kafka_client_kwargs
 from lagassign.settings import Settings
 from tests.kafka_fixture import LocalKafka
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -71,7 +72,7 @@ async def test_the_token_guards_assign_and_groups_but_not_probes_or_metrics() ->
         assert (await client.get("/groups", headers=good)).status_code == 200
         for path in ("/livez", "/readyz", "/metrics", "/openapi.json"):
             assert (await client.get(path)).status_code == 200, path
-    failures = app.state.registry.get_sample_value(
+    failures = sidecar_of(app).metrics.registry.get_sample_value(
         "lagassign_assign_failures_total", {"reason": "unauthorized"}
     )
     assert failures == 3
@@ -105,7 +106,7 @@ async def test_secrets_never_reach_logs_errors_or_any_page(
             texts.append(crashed.text)
     assert crashed.status_code == 503
     texts.append(caplog.text)
-    texts.append(repr(app.state.settings))
+    texts.append(repr(sidecar_of(app).settings))
     for text in texts:
         assert TOKEN not in text
         assert PASSWORD not in text
@@ -156,7 +157,7 @@ async def test_scram_against_the_local_broker(
         "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
     }
     with caplog.at_level(logging.DEBUG):
-        app = kafka_app(secured(**environ))
+        app = create_app(secured(**environ), kafka=True)
         async with served(app) as client:
             await until(lambda: ready(client), "/readyz 200 over SCRAM")
             response = await client.post("/assign", json=assign_body(group, topic), headers=good)
@@ -164,11 +165,13 @@ async def test_scram_against_the_local_broker(
             assert answer["lag"]["source"] == "kafka"
             assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
 
-        wrong = kafka_app(secured(**{**environ, "LAGASSIGN_SASL_PASSWORD": "not-the-password"}))
+        wrong = create_app(
+            secured(**{**environ, "LAGASSIGN_SASL_PASSWORD": "not-the-password"}), kafka=True
+        )
         async with served(wrong) as client:
 
             async def refused() -> bool:
-                errors: int = wrong.state.lag_view.refresh_errors_total
+                errors: int = sidecar_of(wrong).lag_view.refresh_errors_total
                 return errors > 0
 
             await until(refused, "a refused refresh")

@@ -30,7 +30,6 @@ from lagassign.forecast.weights import (
     InvalidForecastWeights,
     load_forecast_weights,
 )
-from lagassign.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +54,6 @@ class ForecastSource:
         self._stamp: tuple[int, int] | None = None
         #: Why the last read of the file failed, None after a good read.
         self.last_error: str | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ForecastSource | None:
-        if settings.weights_path is None:
-            return None
-        return cls(settings.weights_path, settings.weights_max_age_s, settings.cluster)
 
     @property
     def weights(self) -> ForecastWeights | None:

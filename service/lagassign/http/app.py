@@ -1,16 +1,13 @@
 """The sidecar's FastAPI application.
 
-:func:`create_app` builds one app from one :class:`~lagassign.settings.Settings`
-and an optional lag view (the real :class:`~lagassign.lagview.refresh.LagView`,
-a test fake, or ``None`` for no Kafka at all). Its lifespan starts the view (the
-Kafka clients and the refresh task) and stops it at shutdown. Long-lived things
-reach handlers through ``app.state``:
-
-- ``settings``: the settings;
-- ``lag_view``: the lag view or ``None``;
-- ``answers``: the :class:`~lagassign.assign.answer_log.AnswerLog` of recent answers;
-- ``registry``: the app's own Prometheus registry (``metrics`` holds its instruments);
-- ``weights``: the :class:`~lagassign.forecast.source.ForecastSource` or ``None``.
+:func:`create_app` makes one app from one :class:`~lagassign.settings.Settings`.
+Its lifespan builds every part in one place (:func:`~lagassign.http.sidecar.build_sidecar`):
+the real lag view of the configured cluster with ``kafka=True`` (what ``lagassign
+serve`` runs), the lag view a test passes in (``lag_view=``: a fake, or a real
+:class:`~lagassign.lagview.view.LagView` on a test broker), or none at all; then
+it starts the lag view and the forecast watcher and stops them at shutdown.
+Routes receive the parts through typed dependencies (:mod:`lagassign.http.parts`);
+:func:`~lagassign.http.parts.sidecar_of` gives them to a test.
 
 Errors are answered by :mod:`lagassign.http.errors`: no request gets a 500.
 """
@@ -29,41 +26,39 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 
 from lagassign import __version__
-from lagassign.assign.answer_log import AnswerLog
 from lagassign.errors import LagassignError
-from lagassign.forecast.source import ForecastSource
 from lagassign.http import assign, groups, health
 from lagassign.http import metrics as metrics_route
 from lagassign.http.errors import UnexpectedErrors, http_error, lagassign_error, validation_error
+from lagassign.http.sidecar import build_sidecar
 from lagassign.lagview.reader import LagReader
-from lagassign.metrics import ServiceMetrics, service_metrics
 from lagassign.settings import Settings
 
 
 def create_app(
-    settings: Settings,
-    *,
-    lag_view: LagReader | None = None,
-    metrics: ServiceMetrics | None = None,
+    settings: Settings, *, lag_view: LagReader | None = None, kafka: bool = False
 ) -> FastAPI:
-    """The sidecar app; the lifespan starts and stops ``lag_view`` when one is given.
+    """The sidecar app over ``lag_view``, or over the configured cluster when ``kafka``.
 
-    ``metrics`` is given when the lag view must feed them (its refresh observer);
-    the caller then has registered the view's collector. Otherwise they are made here.
+    Without either, the app has no lag view: it answers from the request's own
+    lags, a forecast, or by count.
     """
-
-    forecast = ForecastSource.from_settings(settings)
+    if kafka and lag_view is not None:
+        raise ValueError("give a lag_view or kafka=True, not both")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sidecar = build_sidecar(settings, lag_view=lag_view, kafka=kafka)
+        app.state.sidecar = sidecar
+        forecast, view = sidecar.forecast, sidecar.lag_view
         watcher: asyncio.Task[None] | None = None
         if forecast is not None:
             await asyncio.to_thread(forecast.reload)
             watcher = asyncio.create_task(
                 forecast.watch(settings.refresh_interval_s), name="lagassign-forecast-weights"
             )
-        if lag_view is not None:
-            await lag_view.start()
+        if view is not None:
+            await view.start()
         try:
             yield
         finally:
@@ -71,8 +66,8 @@ def create_app(
                 watcher.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
-            if lag_view is not None:
-                await lag_view.stop()
+            if view is not None:
+                await view.stop()
 
     app = FastAPI(
         title="lagassign",
@@ -82,18 +77,6 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    service = metrics
-    if service is None:
-        service = service_metrics(partition_metrics=settings.partition_metrics)
-        if lag_view is not None:
-            service.collect_lag_of(lag_view)
-    app.state.settings = settings
-    app.state.lag_view = lag_view
-    app.state.answers = AnswerLog()
-    app.state.registry = service.registry
-    app.state.metrics = service
-    app.state.weights = forecast
-
     app.include_router(assign.router)
     app.include_router(groups.router)
     app.include_router(metrics_route.router)

@@ -23,6 +23,7 @@ from lagassign.assign.lag_sources import LagSource, choose_lag_source
 from lagassign.assign.request import AssignRequest, parse_assign_request
 from lagassign.errors import TooLarge
 from lagassign.http.auth import require_token
+from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, MetricsDep, SettingsDep
 from lagassign.http.schemas import AssignResponse
 from lagassign.settings import Settings
 
@@ -59,22 +60,25 @@ router = APIRouter()
         }
     },
 )
-async def assign(request: Request) -> Response:
+async def assign(
+    request: Request,
+    settings: SettingsDep,
+    lag_view: LagViewDep,
+    forecast: ForecastDep,
+    answers: AnswersDep,
+    metrics: MetricsDep,
+) -> Response:
     started = time.perf_counter()
-    state = request.app.state
-    settings: Settings = state.settings
     raw = await read_body(request, settings.max_body_bytes)
     parsed = await off_loop(len(raw) > THREAD_BODY_BYTES, parse_assign_request, raw)
     check_limits(parsed, settings)
-    lag = await choose_lag_source(
-        parsed, state.lag_view, state.weights, settings.on_demand_budget_s
-    )
+    lag = await choose_lag_source(parsed, lag_view, forecast, settings.on_demand_budget_s)
     big = partition_total(parsed) > THREAD_PARTITIONS
     answer, body = await off_loop(big, answer_and_body, parsed, lag, settings.default_strategy)
-    if state.lag_view is not None:
-        state.lag_view.track(parsed.group_id)
-    state.answers.record(answer)
-    state.metrics.assign.observe_answer(answer, time.perf_counter() - started)
+    if lag_view is not None:
+        lag_view.track(parsed.group_id)
+    answers.record(answer)
+    metrics.assign.observe_answer(answer, time.perf_counter() - started)
     return Response(body, media_type="application/json")
 
 

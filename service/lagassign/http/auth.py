@@ -7,11 +7,12 @@ import hmac
 from fastapi import Request
 
 from lagassign.errors import Unauthorized
+from lagassign.http.parts import SettingsDep
 
 
-def require_token(request: Request) -> None:
+def require_token(request: Request, settings: SettingsDep) -> None:
     """FastAPI dependency: pass when no token is configured or the bearer token matches."""
-    token = request.app.state.settings.token
+    token = settings.token
     if token is None:
         return
     expected = token.get_secret_value()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
@@ -19,17 +19,25 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from lagassign.assign.request import field_path
 from lagassign.errors import LagassignError, Unauthorized, Unavailable
 from lagassign.http import assign
+from lagassign.http.sidecar import Sidecar
 
 log = logging.getLogger(__name__)
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
+def count_failure(app: FastAPI, code: str) -> None:
+    """Count a refused ``POST /assign`` (not before the lifespan has built the metrics)."""
+    sidecar = getattr(app.state, "sidecar", None)
+    if isinstance(sidecar, Sidecar):
+        sidecar.metrics.assign.observe_failure(code)
+
+
 def error_response(
     request: Request, exc: LagassignError, headers: dict[str, str] | None = None
 ) -> JSONResponse:
     if request.url.path == assign.PATH:
-        request.app.state.metrics.assign.observe_failure(exc.code)
+        count_failure(request.app, exc.code)
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
@@ -85,6 +93,6 @@ class UnexpectedErrors:
                 return
             error = Unavailable("the service could not answer this request; see its log")
             if scope["path"] == assign.PATH:
-                scope["app"].state.metrics.assign.observe_failure(error.code)
+                count_failure(scope["app"], error.code)
             response = JSONResponse(error.body(), status_code=error.status)
             await response(scope, receive, send)

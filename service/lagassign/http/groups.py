@@ -20,12 +20,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from lagassign.assign.answer_log import AnswerLog
 from lagassign.errors import UnknownGroup
 from lagassign.groups.page import render_group, render_group_list
 from lagassign.groups.report import group_report, group_summary
 from lagassign.http.auth import require_token
+from lagassign.http.parts import AnswersDep, LagViewDep, SettingsDep
 from lagassign.lagview.reader import LagReader
+from lagassign.settings import Settings
 
 # A snapshot older than this many refresh intervals counts as stale.
 STALE_AFTER_INTERVALS = 3
@@ -39,17 +40,16 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/groups", response_class=JSONResponse, responses=RESPONSES)
-async def list_groups(request: Request) -> Response:
+async def list_groups(
+    request: Request, settings: SettingsDep, view: LagViewDep, answers: AnswersDep
+) -> Response:
     """Every tracked group with its freshness and summary."""
-    state = request.app.state
-    view: LagReader | None = state.lag_view
-    answers: AnswerLog = state.answers
     snapshots = dict(view.snapshots()) if view is not None else {}
     group_ids = sorted(set(snapshots) | set(answers.groups()))
     last = {group_id: answers.last(group_id) for group_id in group_ids}
     health = lag_view_health(view)
     now = datetime.now(UTC)
-    stale_after = stale_after_s(request)
+    stale_after = stale_after_s(settings)
     refresh_error = outage(view)
     as_html = prefers_html(request.headers.get("accept"))
 
@@ -80,18 +80,17 @@ async def list_groups(request: Request) -> Response:
     response_class=JSONResponse,
     responses={**RESPONSES, 404: {"description": "The group is neither tracked nor answered"}},
 )
-async def get_group(group_id: str, request: Request) -> Response:
+async def get_group(
+    group_id: str, request: Request, settings: SettingsDep, view: LagViewDep, answers: AnswersDep
+) -> Response:
     """One group: freshness, header, partitions, members, skew, last answers."""
-    state = request.app.state
-    view: LagReader | None = state.lag_view
-    answers: AnswerLog = state.answers
     snapshot = view.snapshot(group_id) if view is not None else None
     recent = answers.recent(group_id)
     if snapshot is None and not recent:
         raise UnknownGroup(f"group {group_id!r} is not tracked", {"group_id": group_id})
-    default_strategy: str = state.settings.default_strategy
+    default_strategy = settings.default_strategy
     now = datetime.now(UTC)
-    stale_after = stale_after_s(request)
+    stale_after = stale_after_s(settings)
     refresh_error = outage(view)
     as_html = prefers_html(request.headers.get("accept"))
 
@@ -112,8 +111,8 @@ async def get_group(group_id: str, request: Request) -> Response:
     return await run_in_threadpool(respond)
 
 
-def stale_after_s(request: Request) -> float:
-    return STALE_AFTER_INTERVALS * float(request.app.state.settings.refresh_interval_s)
+def stale_after_s(settings: Settings) -> float:
+    return STALE_AFTER_INTERVALS * float(settings.refresh_interval_s)
 
 
 def outage(view: LagReader | None) -> str | None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from lagassign.errors import Unavailable
+from lagassign.http.parts import LagViewDep, SettingsDep
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -37,9 +38,7 @@ async def livez() -> dict[str, str]:
     summary="Readiness: the lag view has loaded and Kafka answers",
     responses={503: {"description": "Not ready; the error JSON says why."}},
 )
-async def readyz(request: Request) -> dict[str, Any]:
-    settings: Settings = request.app.state.settings
-    lag_view: LagReader | None = request.app.state.lag_view
+async def readyz(settings: SettingsDep, lag_view: LagViewDep) -> dict[str, Any]:
     problem = readiness_problem(lag_view, settings, datetime.now(UTC))
     if problem is not None:
         raise Unavailable(problem, {"last_refresh_error": last_error(lag_view)})

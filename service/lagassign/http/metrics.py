@@ -7,12 +7,14 @@ snapshots, so a scrape never waits on Kafka. The route runs on the event loop
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from lagassign.http.parts import MetricsDep
 
 router = APIRouter()
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
-async def prometheus_metrics(request: Request) -> Response:
-    return Response(generate_latest(request.app.state.registry), media_type=CONTENT_TYPE_LATEST)
+async def prometheus_metrics(metrics: MetricsDep) -> Response:
+    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,6 +1,6 @@
 """What the HTTP service needs of the lag view, as a protocol.
 
-The real :class:`lagassign.lagview.refresh.LagView` satisfies it; unit tests
+The real :class:`lagassign.lagview.view.LagView` satisfies it; unit tests
 pass small fakes (a view that answers slowly, fails, or holds given snapshots)
 through the same ``create_app(settings, lag_view=...)`` door.
 """

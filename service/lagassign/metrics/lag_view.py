@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 
 REFRESH_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -76,7 +77,7 @@ class LagViewCollector(Collector):
 
 
 class RefreshMetrics:
-    """The refresh-duration histogram, fed by the lag view after each refresh."""
+    """The refresh-duration histogram: a refresh listener of the lag view."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.duration = Histogram(
@@ -88,3 +89,10 @@ class RefreshMetrics:
 
     def observe_refresh(self, duration_s: float, ok: bool) -> None:
         self.duration.observe(duration_s)
+
+    async def refreshed(self, refresh: Refresh) -> None:
+        """As a refresh listener of the lag view."""
+        self.observe_refresh(refresh.duration_s, refresh.ok)
+
+    async def close(self) -> None:
+        """Nothing to finish."""

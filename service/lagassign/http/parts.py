@@ -1,0 +1,61 @@
+"""Typed FastAPI dependencies: how a route receives the parts of the sidecar.
+
+A route names what it needs (``settings: SettingsDep``, ``lag_view: LagViewDep``,
+...) and FastAPI hands it the part the app's lifespan built
+(:class:`~lagassign.http.sidecar.Sidecar`); no route reads ``app.state``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Request
+
+from lagassign.assign.answer_log import AnswerLog
+from lagassign.forecast.source import ForecastSource
+from lagassign.http.sidecar import Sidecar
+from lagassign.lagview.reader import LagReader
+from lagassign.metrics import ServiceMetrics
+from lagassign.settings import Settings
+
+
+def sidecar_of(app: FastAPI) -> Sidecar:
+    """The parts the app's lifespan built; RuntimeError before the lifespan has run."""
+    sidecar = getattr(app.state, "sidecar", None)
+    if not isinstance(sidecar, Sidecar):
+        raise RuntimeError("the app's lifespan has not run: its parts are not built yet")
+    return sidecar
+
+
+def current_sidecar(request: Request) -> Sidecar:
+    return sidecar_of(request.app)
+
+
+SidecarDep = Annotated[Sidecar, Depends(current_sidecar)]
+
+
+def current_settings(sidecar: SidecarDep) -> Settings:
+    return sidecar.settings
+
+
+def current_lag_view(sidecar: SidecarDep) -> LagReader | None:
+    return sidecar.lag_view
+
+
+def current_answers(sidecar: SidecarDep) -> AnswerLog:
+    return sidecar.answers
+
+
+def current_metrics(sidecar: SidecarDep) -> ServiceMetrics:
+    return sidecar.metrics
+
+
+def current_forecast(sidecar: SidecarDep) -> ForecastSource | None:
+    return sidecar.forecast
+
+
+SettingsDep = Annotated[Settings, Depends(current_settings)]
+LagViewDep = Annotated[LagReader | None, Depends(current_lag_view)]
+AnswersDep = Annotated[AnswerLog, Depends(current_answers)]
+MetricsDep = Annotated[ServiceMetrics, Depends(current_metrics)]
+ForecastDep = Annotated[ForecastSource | None, Depends(current_forecast)]

@@ -1,0 +1,100 @@
+"""The one place the sidecar is put together: every long-lived part, from :class:`Settings`.
+
+:func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
+It makes the metrics, the lag view (the real one over the configured cluster,
+the one a test passes in, or none), its refresh listeners (the metrics, and the
+history recorder when ``LAGASSIGN_HISTORY_DIR`` is set), the forecast source
+when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the answer log. Routes receive the
+parts through the typed dependencies of :mod:`lagassign.http.parts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lagassign.assign.answer_log import AnswerLog
+from lagassign.forecast.source import ForecastSource
+from lagassign.history.parquet import ParquetHistorySink
+from lagassign.history.recorder import HistoryRecorder
+from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.reader import LagReader
+from lagassign.lagview.rules import Isolation
+from lagassign.lagview.view import LagView
+from lagassign.metrics import ServiceMetrics, service_metrics
+from lagassign.settings import Settings
+
+CLIENT_ID = "lagassign"
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    """Everything a route reads: settings, lag view, answer log, metrics, forecast."""
+
+    settings: Settings
+    lag_view: LagReader | None
+    answers: AnswerLog
+    metrics: ServiceMetrics
+    forecast: ForecastSource | None
+
+
+def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
+    """The parts of one app; with ``kafka`` the real lag view of the configured cluster."""
+    metrics = service_metrics(partition_metrics=settings.partition_metrics)
+    if kafka:
+        lag_view = kafka_lag_view(settings, listeners=refresh_listeners(settings, metrics))
+    if lag_view is not None:
+        metrics.collect_lag_of(lag_view)
+    forecast = (
+        ForecastSource(settings.weights_path, settings.weights_max_age_s, settings.cluster)
+        if settings.weights_path is not None
+        else None
+    )
+    return Sidecar(settings, lag_view, AnswerLog(), metrics, forecast)
+
+
+def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:
+    """Who hears of each refresh: the refresh metrics, and the history when it is recorded."""
+    listeners: list[RefreshListener] = [metrics.refresh]
+    if settings.history_dir is not None:
+        sink = ParquetHistorySink(settings.history_dir, settings.cluster)
+        listeners.append(HistoryRecorder(sink))
+    return listeners
+
+
+def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> LagView:
+    """The lag view of the configured cluster (not started)."""
+    read_committed: dict[str, Isolation] = {
+        g: "read_committed" for g in settings.read_committed_groups
+    }
+    return LagView(
+        list(settings.bootstrap_servers),
+        client_kwargs=kafka_client_kwargs(settings),
+        interval_s=settings.refresh_interval_s,
+        groups=settings.groups,
+        group_pattern=settings.group_pattern,
+        reset_policy=dict(settings.group_reset_policies),
+        default_reset_policy=settings.reset_policy,
+        isolation=read_committed,
+        request_timeout_s=settings.kafka_timeout_ms / 1000,
+        listeners=listeners,
+    )
+
+
+def kafka_client_kwargs(settings: Settings) -> dict[str, Any]:
+    """aiokafka's security and identity arguments from the settings."""
+    kwargs: dict[str, Any] = {
+        "client_id": CLIENT_ID,
+        "security_protocol": settings.security_protocol,
+    }
+    if settings.security_protocol.startswith("SASL_"):
+        assert settings.sasl_password is not None  # checked by Settings
+        kwargs["sasl_mechanism"] = settings.sasl_mechanism
+        kwargs["sasl_plain_username"] = settings.sasl_username
+        kwargs["sasl_plain_password"] = settings.sasl_password.get_secret_value()
+    if settings.security_protocol.endswith("SSL"):
+        from aiokafka.helpers import create_ssl_context  # type: ignore[import-untyped]
+
+        cafile = str(settings.ssl_cafile) if settings.ssl_cafile else None
+        kwargs["ssl_context"] = create_ssl_context(cafile=cafile)
+    return kwargs

@@ -1,0 +1,193 @@
+"""The snapshot store: the cached snapshot of every tracked group, and the on-demand read.
+
+Readers (``/assign``, ``/groups``, ``/metrics``) only read the cache and never
+wait on Kafka; the refresh loop (:mod:`lagassign.lagview.refresh`) publishes
+into it. The store also knows which groups are tracked, the reset policy and
+isolation level each group's lags are computed with, and which topics each
+group read last time. :meth:`SnapshotStore.fetch_group` reads one group that
+is not cached yet, within a time budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from types import MappingProxyType
+
+from lagassign.lagview.clients import KAFKA_FAILURES, GroupRead, KafkaClients, failure_text
+from lagassign.lagview.describe import describe_lag, kept_stale, unread
+from lagassign.lagview.errors import InvalidLagViewSettings
+from lagassign.lagview.groups import ListedGroup
+from lagassign.lagview.offsets import TopicOffsets
+from lagassign.lagview.rules import ISOLATION_LEVELS, RESET_POLICIES, Isolation, ResetPolicy
+from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.tracking import GroupTracking
+
+log = logging.getLogger(__name__)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SnapshotStore:
+    """Cached snapshots by group id, the tracked groups, and how each group's lag is read."""
+
+    def __init__(
+        self,
+        clients: KafkaClients,
+        *,
+        groups: Iterable[str] = (),
+        group_pattern: str | None = None,
+        reset_policy: Mapping[str, ResetPolicy] | None = None,
+        default_reset_policy: ResetPolicy = "latest",
+        isolation: Mapping[str, Isolation] | None = None,
+        default_isolation: Isolation = "read_uncommitted",
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self._reset = dict(reset_policy or {})
+        self._isolation = dict(isolation or {})
+        for policy in [default_reset_policy, *self._reset.values()]:
+            if policy not in RESET_POLICIES:
+                raise InvalidLagViewSettings(
+                    f"reset policy {policy!r} is not one of {', '.join(RESET_POLICIES)}"
+                )
+        for level in [default_isolation, *self._isolation.values()]:
+            if level not in ISOLATION_LEVELS:
+                raise InvalidLagViewSettings(
+                    f"isolation {level!r} is not one of {', '.join(ISOLATION_LEVELS)}"
+                )
+        self._default_reset: ResetPolicy = default_reset_policy
+        self._default_isolation: Isolation = default_isolation
+        self.tracking = GroupTracking(groups, group_pattern)
+        self.clock = clock
+        self._clients = clients
+        self._snapshots: dict[str, GroupSnapshot] = {}
+        self._listed: dict[str, ListedGroup] = {}
+        self._group_topics: dict[str, frozenset[str]] = {}
+
+    # --- configuration ------------------------------------------------------------
+
+    def reset_policy_of(self, group_id: str) -> ResetPolicy:
+        """The reset policy the lags of ``group_id`` are computed with."""
+        return self._reset.get(group_id, self._default_reset)
+
+    def isolation_of(self, group_id: str) -> Isolation:
+        """The isolation level (which end offset) the lags of ``group_id`` use."""
+        return self._isolation.get(group_id, self._default_isolation)
+
+    # --- reading the cache ----------------------------------------------------------
+
+    def snapshot(self, group_id: str) -> GroupSnapshot | None:
+        """The cached snapshot of ``group_id`` (never waits on Kafka)."""
+        return self._snapshots.get(group_id)
+
+    def snapshots(self) -> Mapping[str, GroupSnapshot]:
+        """Every cached snapshot, by group id (a read-only copy)."""
+        return MappingProxyType(dict(self._snapshots))
+
+    def track(self, group_id: str) -> None:
+        """Track ``group_id`` from the next refresh on."""
+        self.tracking.register(group_id)
+
+    # --- what the refresh loop publishes ----------------------------------------------
+
+    def list_groups(self, listed: Iterable[ListedGroup]) -> list[str]:
+        """Remember the cluster's groups; the ids of those tracked now."""
+        self._listed = {g.group_id: g for g in listed}
+        return self.tracking.select(self._listed)
+
+    def topics_of(self, group_ids: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The topics ``group_ids`` read when last read, and those read by a read_committed one."""
+        topics: set[str] = set()
+        stable: set[str] = set()
+        for group_id in group_ids:
+            read = self._group_topics.get(group_id, frozenset())
+            topics |= read
+            if self.isolation_of(group_id) == "read_committed":
+                stable |= read
+        return frozenset(topics), frozenset(stable)
+
+    def remember_topics(self, reads: Iterable[GroupRead]) -> None:
+        """The topics each well-read group reads, for the next refresh."""
+        for read in reads:
+            if read.error is None:
+                self._group_topics[read.group_id] = frozenset(read.topics())
+
+    def publish(
+        self, reads: Iterable[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
+    ) -> list[GroupSnapshot]:
+        """Store one snapshot per read group; the fresh ones (read without error)."""
+        fresh: list[GroupSnapshot] = []
+        for read in reads:
+            snapshot = self.snapshot_of(read, offsets, as_of)
+            self._snapshots[read.group_id] = snapshot
+            if snapshot.error is None:
+                fresh.append(snapshot)
+        return fresh
+
+    def snapshot_of(
+        self, read: GroupRead, offsets: Mapping[str, TopicOffsets], as_of: datetime
+    ) -> GroupSnapshot:
+        reset = self.reset_policy_of(read.group_id)
+        isolation = self.isolation_of(read.group_id)
+        if read.description is None or read.committed is None:
+            error = read.error or "not read"
+            previous = self._snapshots.get(read.group_id)
+            if previous is not None and previous.partitions:
+                return kept_stale(previous, error)
+            return unread(read.group_id, error, as_of, reset, isolation)
+        return describe_lag(
+            read.description,
+            self._listed.get(read.group_id),
+            read.committed,
+            offsets,
+            reset,
+            isolation,
+            as_of,
+        )
+
+    def mark_stale(self, reason: str) -> None:
+        """Keep every snapshot, marked stale with ``reason`` (Kafka is unreachable)."""
+        for group_id, previous in list(self._snapshots.items()):
+            if previous.error != reason:
+                self._snapshots[group_id] = kept_stale(previous, reason)
+
+    def forget_untracked(self, tracked: set[str]) -> None:
+        for group_id in [g for g in self._snapshots if g not in tracked]:
+            del self._snapshots[group_id]
+        for group_id in [g for g in self._group_topics if g not in tracked]:
+            del self._group_topics[group_id]
+
+    # --- on demand ----------------------------------------------------------------
+
+    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
+        """The snapshot of ``group_id`` now, reading it from Kafka if it is not cached.
+
+        The group is tracked from now on. Returns ``None`` when Kafka does not
+        answer within ``budget_s`` seconds (the caller then goes on without lag).
+        """
+        self.track(group_id)
+        cached = self._snapshots.get(group_id)
+        if cached is not None and cached.error is None:
+            return cached
+        try:
+            async with asyncio.timeout(budget_s):
+                clients = await self._clients.ensure()
+                read = await self._clients.read_group(clients, group_id)
+                if read.error is not None:
+                    return None
+                self._group_topics[group_id] = frozenset(read.topics())
+                topics = frozenset(read.topics())
+                committed = self.isolation_of(group_id) == "read_committed"
+                offsets = await self._clients.read_offsets(
+                    clients, topics, topics if committed else frozenset()
+                )
+        except KAFKA_FAILURES as exc:
+            log.info("on-demand read of group %r failed: %s", group_id, failure_text(exc))
+            return None
+        snapshot = self.snapshot_of(read, offsets, self.clock())
+        self._snapshots[group_id] = snapshot
+        return snapshot

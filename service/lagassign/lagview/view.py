@@ -1,0 +1,101 @@
+"""The lag view: the Kafka clients, the snapshot store and the refresh loop, put together.
+
+:class:`LagView` is the :class:`~lagassign.lagview.refresh.RefreshLoop` over a
+:class:`~lagassign.lagview.store.SnapshotStore` and the
+:class:`~lagassign.lagview.clients.KafkaClients` it builds from plain values; it
+answers reads from the store, so it is the
+:class:`~lagassign.lagview.reader.LagReader` the HTTP service reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from lagassign.lagview.clients import KafkaClients
+from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.refresh import RefreshLoop
+from lagassign.lagview.rules import Isolation, ResetPolicy
+from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.store import SnapshotStore, utc_now
+
+
+class LagView(RefreshLoop):
+    """Cached, periodically refreshed lag of the tracked consumer groups.
+
+    Arguments (all plain values):
+
+    - ``bootstrap_servers``: ``"host:port,..."`` or a list;
+    - ``client_kwargs``: aiokafka security and identity arguments
+      (``security_protocol``, ``sasl_mechanism``, ``sasl_plain_username``,
+      ``sasl_plain_password``, ``ssl_context``, ``client_id``, ...);
+    - ``interval_s``: time between refresh starts;
+    - ``groups`` and ``group_pattern``: the tracked groups (a list, and a regex
+      that must match a whole group id of the cluster); ``/assign`` adds more
+      with :meth:`track`;
+    - ``reset_policy``/``isolation``: per group, with defaults ``latest`` and
+      ``read_uncommitted``;
+    - ``request_timeout_s``: the bound on each request (per group, per topic);
+    - ``listeners``: told of every refresh (the history recorder, the metrics);
+    - ``concurrency``: how many groups are read at once.
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: str | Sequence[str],
+        *,
+        client_kwargs: Mapping[str, Any] | None = None,
+        interval_s: float = 5.0,
+        groups: Iterable[str] = (),
+        group_pattern: str | None = None,
+        reset_policy: Mapping[str, ResetPolicy] | None = None,
+        default_reset_policy: ResetPolicy = "latest",
+        isolation: Mapping[str, Isolation] | None = None,
+        default_isolation: Isolation = "read_uncommitted",
+        request_timeout_s: float = 2.0,
+        listeners: Sequence[RefreshListener] = (),
+        concurrency: int = 32,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        clients = KafkaClients(
+            bootstrap_servers, client_kwargs=client_kwargs, request_timeout_s=request_timeout_s
+        )
+        store = SnapshotStore(
+            clients,
+            groups=groups,
+            group_pattern=group_pattern,
+            reset_policy=reset_policy,
+            default_reset_policy=default_reset_policy,
+            isolation=isolation,
+            default_isolation=default_isolation,
+            clock=clock,
+        )
+        super().__init__(
+            store, clients, interval_s=interval_s, listeners=listeners, concurrency=concurrency
+        )
+        self.request_timeout_s = request_timeout_s
+
+    def reset_policy_of(self, group_id: str) -> ResetPolicy:
+        """The reset policy the lags of ``group_id`` are computed with."""
+        return self.store.reset_policy_of(group_id)
+
+    def isolation_of(self, group_id: str) -> Isolation:
+        """The isolation level (which end offset) the lags of ``group_id`` use."""
+        return self.store.isolation_of(group_id)
+
+    def snapshot(self, group_id: str) -> GroupSnapshot | None:
+        """The cached snapshot of ``group_id`` (never waits on Kafka)."""
+        return self.store.snapshot(group_id)
+
+    def snapshots(self) -> Mapping[str, GroupSnapshot]:
+        """Every cached snapshot, by group id (a read-only copy)."""
+        return self.store.snapshots()
+
+    def track(self, group_id: str) -> None:
+        """Track ``group_id`` from the next refresh on."""
+        self.store.track(group_id)
+
+    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
+        """The snapshot of ``group_id`` now, read from Kafka within ``budget_s`` if not cached."""
+        return await self.store.fetch_group(group_id, budget_s)
