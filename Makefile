@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format test bench run harness kafka-dist chromium pipeline clean demo bench-shim
+.PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim
 
 install: $(VENV)/.installed
 
@@ -36,6 +36,10 @@ lint: install
 format: install
 	$(VENV)/bin/ruff format service pipeline tests bench client/python deploy/demo
 	$(VENV)/bin/ruff check --fix service pipeline tests bench client/python deploy/demo
+
+# The quick loop: lint, types, and every test that needs no broker, Spark, JVM or browser.
+check: lint
+	$(PY) -m pytest -q -m "not kafka and not java and not spark and not browser"
 
 test: install harness kafka-dist chromium lint
 	mvn -q -B -f client/java/pom.xml test
