@@ -43,7 +43,7 @@ def exported_metrics() -> set[str]:
         "info": ("_info",),
         "summary": ("_count", "_sum", "_created"),
     }
-    names = set()
+    names: set[str] = set()
     for family in sidecar.metrics.registry.collect():
         names.update(family.name + suffix for suffix in suffixes[family.type])
     return names

@@ -18,7 +18,10 @@ def partition(
     stale: bool = False,
 ) -> PartitionLag:
     owner = (member, "/10.0.0.1", f"client-{member}") if member else (None, None, None)
-    return PartitionLag(topic, p, committed, end, start, lag, *owner, stale=stale)
+    consumer_id, host, client_id = owner
+    return PartitionLag(
+        topic, p, committed, end, start, lag, consumer_id, host, client_id, stale=stale
+    )
 
 
 def group(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from lagassign.history.schema import HISTORY_SCHEMA, history_table
 from tests.history.builders import group, partition

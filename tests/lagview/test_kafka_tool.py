@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from aiokafka import TopicPartition
+from aiokafka import TopicPartition  # type: ignore[import-untyped]
 
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.view import LagView

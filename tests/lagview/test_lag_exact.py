@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 
 import pytest
-from aiokafka import AIOKafkaProducer
+from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from types import SimpleNamespace
 
-from aiokafka import TopicPartition
+from aiokafka import TopicPartition  # type: ignore[import-untyped]
 
 from lagassign.lagview.offsets import OffsetReader, PartitionOffsets, TopicLayout
 
@@ -59,7 +59,9 @@ class OffsetsConsumer:
 
 
 def entry(topic: str, leaders: list[int], error: int = 0) -> tuple[object, ...]:
-    partitions = [(0, p, leader, [1], [1], []) for p, leader in enumerate(leaders)]
+    partitions: list[tuple[object, ...]] = [
+        (0, p, leader, [1], [1], []) for p, leader in enumerate(leaders)
+    ]
     return (error, topic, False, partitions)
 
 
@@ -104,9 +106,9 @@ def test_a_leaderless_partition_keeps_its_last_values_alone() -> None:
     all_led = TopicLayout("t", (0, 1, 2), frozenset())
     asyncio.run(reader.read({"t": all_led}, frozenset({"t"})))
     consumer = OffsetsConsumer(shift=1)
-    reader = OffsetReader(
-        None, consumer, OffsetsConsumer(shift=-49), TIMEOUT_S, {"t": reader.last_good("t")}
-    )  # type: ignore[dict-item]
+    last_good = reader.last_good("t")
+    assert last_good is not None
+    reader = OffsetReader(None, consumer, OffsetsConsumer(shift=-49), TIMEOUT_S, {"t": last_good})
     one_leaderless = TopicLayout("t", (0, 1, 2), frozenset({1}))
     read = asyncio.run(reader.read({"t": one_leaderless}, frozenset({"t"})))["t"]
     assert {tp.partition for tp in consumer.asked} == {0, 2}

@@ -92,8 +92,9 @@ def test_broker_stopped_and_started_during_refreshes(
             after = view.snapshot(group)
             assert after is not None
             await until(
-                lambda: [p.lag for p in view.snapshot(group).partitions] == [6, 4], "new lag"
-            )  # type: ignore[union-attr]
+                lambda: [p.lag for p in view.snapshot(group).partitions] == [6, 4],  # type: ignore[union-attr]
+                "new lag",
+            )
             assert after.as_of > before.as_of
             assert view.last_refresh_error is None
             assert view.running

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from io import BytesIO
 
-from aiokafka.protocol.commit import OffsetFetchResponse_v3
-from aiokafka.protocol.metadata import MetadataResponse_v5
+from aiokafka.protocol.commit import OffsetFetchResponse_v3  # type: ignore[import-untyped]
+from aiokafka.protocol.metadata import MetadataResponse_v5  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,6 +8,10 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 
+from lagassign.forecast.source import ForecastSource
+from lagassign.http.parts import sidecar_of
+from lagassign.lagview.reader import LagReader
+
 
 @asynccontextmanager
 async def served(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
@@ -17,3 +21,17 @@ async def served(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
         httpx.AsyncClient(transport=transport, base_url="http://sidecar") as client,
     ):
         yield client
+
+
+def lag_view_of(app: FastAPI) -> LagReader:
+    """The lag view the app's lifespan built (the app must have one)."""
+    view = sidecar_of(app).lag_view
+    assert view is not None
+    return view
+
+
+def forecast_of(app: FastAPI) -> ForecastSource:
+    """The forecast source the app's lifespan built (the settings must name a weights file)."""
+    forecast = sidecar_of(app).forecast
+    assert forecast is not None
+    return forecast

@@ -15,7 +15,7 @@ from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.kafka_fixture import LocalKafka
 from tests.lagview.kafka_builders import commit, create_topic, produce
-from tests.service.serving import served
+from tests.service.serving import lag_view_of, served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -85,7 +85,7 @@ async def test_assign_without_lags_answers_from_the_cached_kafka_lag(
     async with served(app) as client:
         await until(lambda: ready(client), "/readyz 200")
         await until(
-            lambda: asyncio.sleep(0, sidecar_of(app).lag_view.snapshot(group) is not None),
+            lambda: asyncio.sleep(0, lag_view_of(app).snapshot(group) is not None),
             "the group's first snapshot",
         )
         response = await client.post("/assign", json=assign_body(group, topic))
@@ -131,12 +131,12 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
     app = create_app(settings_for(kafka_broker.bootstrap), kafka=True)
     async with served(app) as client:
         await until(lambda: ready(client), "/readyz 200")
-        assert sidecar_of(app).lag_view.snapshot(group) is None
+        assert lag_view_of(app).snapshot(group) is None
         answer = (await client.post("/assign", json=assign_body(group, topic, members=3))).json()
         assert answer["lag"]["source"] == "kafka"
         assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
         await until(
-            lambda: asyncio.sleep(0, group in sidecar_of(app).lag_view.snapshots()),
+            lambda: asyncio.sleep(0, group in lag_view_of(app).snapshots()),
             "the group tracked by the refresh loop",
         )
 

@@ -12,10 +12,9 @@ import pytest
 
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
-from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
-from tests.service.serving import served
+from tests.service.serving import forecast_of, served
 
 pytestmark = pytest.mark.anyio
 
@@ -100,7 +99,7 @@ async def test_a_new_weights_file_is_picked_up_while_serving(tmp_path: Path) -> 
         before = (await client.post("/assign", json=BODY)).json()
         weights_file(path)
         deadline = time.monotonic() + 30
-        while sidecar_of(app).forecast.weights is None and time.monotonic() < deadline:
+        while forecast_of(app).weights is None and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         after = (await client.post("/assign", json=BODY)).json()
     assert before["lag"]["source"] == "kafka"

@@ -121,8 +121,8 @@ def test_the_group_page_in_chromium(
     drawn = longest_runs(image, LIVE_BAR)[1:]
     ordered = [int(b["data-lag"]) for b in live]
     assert len(drawn) == len(ordered)
-    for px, lag in zip(drawn, ordered, strict=True):
-        assert px == pytest.approx(BAR_WIDTH_PX * lag / scale, abs=2)
+    for px, drawn_lag in zip(drawn, ordered, strict=True):
+        assert px == pytest.approx(BAR_WIDTH_PX * drawn_lag / scale, abs=2)
 
 
 async def load_page(

@@ -17,7 +17,7 @@ from lagassign.redaction import RedactingFormatter
 from lagassign.settings import Settings
 from tests.kafka_fixture import LocalKafka
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
-from tests.service.serving import served
+from tests.service.serving import lag_view_of, served
 from tests.service.test_assign_kafka import (
     LAGS,
     assign_body,
@@ -171,7 +171,7 @@ async def test_scram_against_the_local_broker(
         async with served(wrong) as client:
 
             async def refused() -> bool:
-                errors: int = sidecar_of(wrong).lag_view.refresh_errors_total
+                errors: int = lag_view_of(wrong).refresh_errors_total
                 return errors > 0
 
             await until(refused, "a refused refresh")
