@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.client.backlog import GROUP_PREFIX, SKEW, sidecar_sees, skewed_backlog
@@ -236,3 +237,60 @@ async def test_an_unknown_host_and_a_refused_connection_read_differently(
         assert f"falls back to the range assignor ({reason})" in consumer.log()
     finally:
         await asyncio.to_thread(consumer.stop)
+
+
+def balanced_worst(url: str, group: str, topics: list[str], lags: dict[Partition, int]) -> int:
+    """The worst member lag the sidecar's default strategy gives two members on ``lags``."""
+    body = {
+        "group_id": group,
+        "members": [{"member_id": f"m-{i}", "topics": topics} for i in range(2)],
+        "partitions": {t: len(SKEW) for t in topics},
+        "lags": {t: [lags[(t, p)] for p in range(len(SKEW))] for t in topics},
+    }
+    answer = httpx.post(f"{url}/assign", json=body, timeout=10.0)
+    answer.raise_for_status()
+    return int(answer.json()["stats"]["max_lag"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the sidecar does not read the lag of a new group's topics yet (issue 15, service side)",
+)
+async def test_a_new_group_on_a_backlog_gets_the_balanced_lag(
+    installed: Installed,
+    kafka_broker: LocalKafka,
+    sidecar: SidecarProcess,
+    kafka_names: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    """Nothing committed, ``auto.offset.reset=earliest`` sent as ``reset_policy``: the whole
+    backlog is the lag, and the group's first assignment balances it."""
+    group = GROUP_PREFIX + kafka_names("group")
+    topics = [kafka_names("topic") for _ in range(2)]
+    for topic in topics:
+        await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
+        await produce(kafka_broker.bootstrap, topic, SKEW)
+    lags = {(t, p): n for t in topics for p, n in enumerate(SKEW)}
+    expected_worst = await asyncio.to_thread(balanced_worst, sidecar.url, group, topics, lags)
+    consumers = [
+        start(
+            installed,
+            kafka_broker.bootstrap,
+            group,
+            topics,
+            sidecar.url,
+            f"new-{i}",
+            "earliest",
+            tmp_path,
+        )
+        for i in range(2)
+    ]
+    try:
+        last = await settled(consumers, set(lags))
+        _, counters = leader_counters(last)
+        worst = max(sum(lags[(t, p)] for t, p in e["partitions"]) for e in last.values())
+        assert counters["last-decision"] == "sidecar", counters
+        assert worst == expected_worst
+    finally:
+        for consumer in consumers:
+            await asyncio.to_thread(consumer.stop)

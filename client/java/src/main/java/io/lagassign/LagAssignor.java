@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
  * assignment during the rebalance, and falls back to Kafka's own {@link RangeAssignor}.
  *
  * <pre>
+ * group.protocol=classic
  * partition.assignment.strategy=io.lagassign.LagAssignor
  * lagassign.url=http://127.0.0.1:8321
  * lagassign.timeout.ms=1500
@@ -37,10 +38,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The group leader's {@link #assign} sends {@code POST /assign} with a hard total deadline,
  * checks the answer against its own metadata (every member present, every partition of every
- * subscribed topic exactly once, only to subscribers, nothing unknown) and uses it. On a timeout,
- * a connection error, a non-200, malformed JSON or an invalid answer it uses Kafka's
- * RangeAssignor instead, logs one WARNING with the reason and counts it; it never throws into the
- * consumer. Owned partitions, their generation, {@code group.instance.id} and {@code client.rack}
+ * subscribed topic exactly once, only to subscribers, nothing unknown) and uses it, logging the
+ * decision at INFO with the numbers. An answer made without any lag ({@code lag_blind}) or without
+ * some partitions' lag ({@code lag_partial}) is used but logged at WARNING and counted under its
+ * own outcome. On a timeout, an unknown host, a refused or failed connection, a non-200, malformed
+ * JSON or an invalid answer it uses Kafka's RangeAssignor instead, logs one WARNING with the reason
+ * and counts it; it never throws into the consumer. The counts are the JMX MBean
+ * {@code io.lagassign:type=LagAssignor,client-id=<client.id>}. The consumer's
+ * {@code auto.offset.reset} travels with the request as {@code reset_policy}. Owned partitions, their generation, {@code group.instance.id} and {@code client.rack}
  * travel in the subscription user data, the same JSON as the Python shim's, so Python and Java
  * consumers can share a group.
  *
