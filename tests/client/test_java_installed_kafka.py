@@ -149,7 +149,8 @@ async def test_the_installed_jar_runs_beside_the_applications_own_jackson(
         _, counters = leader_counters(last)
         assert counters["last-decision"] == "sidecar", counters
         assert counters["decisions-sidecar"] >= 1
-        assert counters["fallbacks"] == 0
+        # A leader that assigns before its metadata has the topics counts a "metadata" fallback.
+        assert counters["fallbacks"] == counters["decisions-metadata"], counters
         assert all(e["jackson"] == "2.21.2" for e in last.values())
         # Range would give one member partitions 0 and 1 of both topics.
         range_worst = (SKEW[0] + SKEW[1] + SKEW[2]) * len(topics)
@@ -196,7 +197,7 @@ async def test_an_answer_without_the_lag_of_every_partition_is_logged_and_counte
         leader, counters = leader_counters(last)
         assert counters["last-decision"] == "lag_partial", counters
         assert counters["decisions-lag_partial"] >= 1
-        assert counters["answers"] == counters["decisions"]
+        assert counters["fallbacks"] == counters["decisions-metadata"], counters
         assert counters["decisions-sidecar"] == 0
         log = next(c for c in consumers if c.client_id == leader).log()
         warnings = [line for line in log.splitlines() if "without full lag (lag_partial)" in line]
@@ -232,8 +233,12 @@ async def test_an_unknown_host_and_a_refused_connection_read_differently(
         last = await settled([consumer], {(topic, p) for p in range(3)})
         counters = last["alone"]["mbean"]
         assert counters["last-decision"] == reason, counters
-        assert counters[f"decisions-{reason}"] == 1
-        assert counters["fallbacks"] == 1
+        assert counters[f"decisions-{reason}"] >= 1
+        assert (
+            counters["fallbacks"]
+            == counters[f"decisions-{reason}"] + counters["decisions-metadata"]
+        )
+        assert counters["answers"] == 0
         assert f"falls back to the range assignor ({reason})" in consumer.log()
     finally:
         await asyncio.to_thread(consumer.stop)
