@@ -92,6 +92,7 @@ class InstalledConsumer:
         client_id: str,
         auto_offset_reset: str,
         log_path: Path,
+        strategies: str = "io.lagassign.LagAssignor",
     ) -> None:
         self.client_id = client_id
         self.log_path = log_path
@@ -111,6 +112,7 @@ class InstalledConsumer:
                 url,
                 client_id,
                 auto_offset_reset,
+                strategies,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -70,9 +70,18 @@ def start(
     name: str,
     reset: str,
     log_dir: Path,
+    strategies: str = "io.lagassign.LagAssignor",
 ) -> InstalledConsumer:
     return InstalledConsumer(
-        installed.classpath, bootstrap, group, topics, url, name, reset, log_dir / f"{name}.log"
+        installed.classpath,
+        bootstrap,
+        group,
+        topics,
+        url,
+        name,
+        reset,
+        log_dir / f"{name}.log",
+        strategies,
     )
 
 
@@ -296,6 +305,53 @@ async def test_a_new_group_on_a_backlog_gets_the_balanced_lag(
         worst = max(sum(lags[(t, p)] for t, p in e["partitions"]) for e in last.values())
         assert counters["last-decision"] == "sidecar", counters
         assert worst == expected_worst
+    finally:
+        for consumer in consumers:
+            await asyncio.to_thread(consumer.stop)
+
+
+RANGE = "org.apache.kafka.clients.consumer.RangeAssignor"
+LAGASSIGN_FIRST = f"io.lagassign.LagAssignor,{RANGE}"
+
+
+async def test_a_rolling_change_moves_a_running_group_onto_lagassign(
+    installed: Installed,
+    kafka_broker: LocalKafka,
+    sidecar: SidecarProcess,
+    kafka_names: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    """The README's migration: members restarted one by one with ``LagAssignor`` listed
+    before ``RangeAssignor`` share the group with range-only members (on range), and the
+    group is on lagassign once the last range-only member is gone."""
+    group = GROUP_PREFIX + kafka_names("group")
+    topics = [kafka_names("topic") for _ in range(2)]
+    lags = await skewed_backlog(kafka_broker.bootstrap, group, topics)
+    await sidecar_sees(sidecar, group, sum(lags.values()))
+
+    def member(name: str, strategies: str) -> InstalledConsumer:
+        return start(
+            installed,
+            kafka_broker.bootstrap,
+            group,
+            topics,
+            sidecar.url,
+            name,
+            "earliest",
+            tmp_path,
+            strategies,
+        )
+
+    old, rolled = member("old", RANGE), member("rolled", LAGASSIGN_FIRST)
+    consumers = [old, rolled]
+    try:
+        last = await settled(consumers, set(lags))
+        assert last["rolled"]["mbean"]["decisions"] == 0, "the group must still be on range"
+        await asyncio.to_thread(old.stop)
+        consumers = [rolled, member("restarted", LAGASSIGN_FIRST)]
+        last = await settled(consumers, set(lags))
+        _, counters = leader_counters(last)
+        assert counters["last-decision"] == "sidecar", counters
     finally:
         for consumer in consumers:
             await asyncio.to_thread(consumer.stop)

@@ -32,8 +32,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * A consumer configured as the shim's README says, with the application's own Jackson.
  *
  * <pre>
- * OrdersConsumer BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL CLIENT_ID AUTO_OFFSET_RESET
+ * OrdersConsumer BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL CLIENT_ID AUTO_OFFSET_RESET [STRATEGIES]
  * </pre>
+ *
+ * <p>STRATEGIES is {@code partition.assignment.strategy}, {@code io.lagassign.LagAssignor} unless given.
  *
  * <p>After every assignment it prints one JSON line (written with its own Jackson): the
  * partitions, its Jackson version, and the attributes of its lagassign MBean read back through
@@ -52,7 +54,8 @@ public final class OrdersConsumer {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, "io.lagassign.LagAssignor");
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                args.length > 6 ? args[6] : "io.lagassign.LagAssignor");
         props.put("lagassign.url", args[3]);
         props.put("lagassign.timeout.ms", "5000");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, args[4]);
