@@ -5,7 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim
+.PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim \
+	dist-java install-java maven-plugins
 
 install: $(VENV)/.installed
 
@@ -19,6 +20,27 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 # Kafka's own assignors, run by the exactness tests and the benchmark.
 harness:
 	mvn -q -B -f tests/kafka_reference/pom.xml -DskipTests package
+
+# The Java shim for a Maven repository: its jar (Jackson shaded inside, so it brings no
+# library of its own), sources jar and POM in dist/.
+JAVA_SHIM := lagassign-client-$(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' client/java/pom.xml)
+dist-java:
+	mvn -q -B -f client/java/pom.xml -DskipTests package
+	mkdir -p dist
+	cp client/java/target/$(JAVA_SHIM).jar client/java/target/$(JAVA_SHIM)-sources.jar dist/
+	cp client/java/target/dependency-reduced-pom.xml dist/$(JAVA_SHIM).pom
+
+# dist/'s Java shim into a Maven local repository: MAVEN_REPO_LOCAL=<dir>, else ~/.m2/repository.
+MAVEN_REPO_LOCAL ?=
+MAVEN_FLAGS ?=
+install-java: dist-java
+	cd dist && mvn -q -B $(MAVEN_FLAGS) $(if $(MAVEN_REPO_LOCAL),-Dmaven.repo.local=$(abspath $(MAVEN_REPO_LOCAL))) \
+		org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+		-Dfile=$(JAVA_SHIM).jar -Dsources=$(JAVA_SHIM)-sources.jar -DpomFile=$(JAVA_SHIM).pom
+
+# The Maven plugins the Java shim's build and install use, in the local Maven cache.
+maven-plugins:
+	mvn -q -B -f client/java/pom.xml dependency:resolve-plugins
 
 # Apache Kafka's broker and tools from Maven Central, for the local broker.
 kafka-dist:
@@ -41,7 +63,7 @@ format: install
 check: lint
 	$(PY) -m pytest -q -m "not kafka and not java and not spark and not browser"
 
-test: install harness kafka-dist chromium lint
+test: install harness kafka-dist chromium maven-plugins lint
 	mvn -q -B -f client/java/pom.xml test
 	$(PY) -m pytest
 
@@ -67,4 +89,4 @@ demo: install kafka-dist
 	$(PY) deploy/demo/consumers.py
 
 clean:
-	rm -rf $(VENV) tests/kafka_reference/target client/java/target var
+	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target var dist

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -19,8 +20,41 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class AnswerReader {
 
-    /** A checked answer: every member of the view listed, partitions sorted by topic and id. */
-    record Answer(Map<String, List<TopicPartition>> assignment, String strategy) {
+    /**
+     * A checked answer: every member of the view listed, partitions sorted by topic and id, and
+     * what the sidecar says it knew of the lag.
+     *
+     * @param lagSource         {@code lag.source}: request, kafka, forecast or none; null when absent
+     * @param lagComplete       {@code lag.complete}
+     * @param unknownPartitions {@code lag.unknown_partitions}
+     * @param maxLag            {@code stats.max_lag}, the worst member's lag, or null
+     * @param meanLag           {@code stats.mean_lag}, or null
+     */
+    record Answer(Map<String, List<TopicPartition>> assignment, String strategy, String lagSource,
+            boolean lagComplete, int unknownPartitions, Long maxLag, Double meanLag) {
+
+        /** Whether the answer was blind to lag, or partly: empty when it knew every partition's lag. */
+        Optional<LagBlindness> blindness() {
+            if (lagSource == null || "none".equals(lagSource)) {
+                return Optional.of(LagBlindness.LAG_BLIND);
+            }
+            if (!lagComplete || unknownPartitions > 0) {
+                return Optional.of(LagBlindness.LAG_PARTIAL);
+            }
+            return Optional.empty();
+        }
+
+        /** Why, in words, for the log. */
+        String blindnessText() {
+            if (lagSource == null) {
+                return "the answer does not say which lag it used";
+            }
+            if ("none".equals(lagSource)) {
+                return "the sidecar knew no lag for this group (lag source none): count balance only";
+            }
+            return "the lag of " + unknownPartitions + " partition(s) was assumed, not known (lag source "
+                    + lagSource + ", complete " + lagComplete + ")";
+        }
     }
 
     private AnswerReader() {
@@ -98,7 +132,14 @@ final class AnswerReader {
         given.forEach((memberId, topics) -> topics.forEach((topic, ps) -> ps.stream().sorted()
                 .forEach(p -> assignment.get(memberId).add(new TopicPartition(topic, p)))));
         JsonNode strategy = root.path("strategy");
-        return new Answer(assignment, strategy.isTextual() ? strategy.textValue() : null);
+        JsonNode lag = root.path("lag");
+        JsonNode stats = root.path("stats");
+        return new Answer(assignment, strategy.isTextual() ? strategy.textValue() : null,
+                lag.path("source").isTextual() ? lag.path("source").textValue() : null,
+                lag.path("complete").asBoolean(false),
+                lag.path("unknown_partitions").isIntegralNumber() ? lag.path("unknown_partitions").intValue() : 0,
+                stats.path("max_lag").isNumber() ? stats.path("max_lag").longValue() : null,
+                stats.path("mean_lag").isNumber() ? stats.path("mean_lag").doubleValue() : null);
     }
 
     private static Map<String, List<Integer>> partitionLists(JsonNode node, String where) throws FallbackException {

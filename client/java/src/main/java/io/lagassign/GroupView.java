@@ -45,6 +45,13 @@ final class GroupView {
         this.partitions = Collections.unmodifiableSortedMap(new TreeMap<>(partitions));
     }
 
+    /** How many partitions the request names: every partition of every subscribed topic with metadata. */
+    int partitionCount() {
+        SortedSet<String> subscribed = new TreeSet<>();
+        memberTopics().values().forEach(subscribed::addAll);
+        return subscribed.stream().mapToInt(partitions::get).sum();
+    }
+
     /** The view of a rebalance from Kafka's cluster metadata and the group's subscriptions. */
     static GroupView of(String groupId, Cluster metadata, Map<String, Subscription> subscriptions)
             throws FallbackException {
@@ -112,8 +119,13 @@ final class GroupView {
         return out;
     }
 
-    /** The {@code POST /assign} request (DESIGN.md section 2), members with known topics only. */
-    byte[] requestBody(String strategy) {
+    /**
+     * The {@code POST /assign} request, members with known topics only.
+     *
+     * @param strategy    the sidecar's strategy, or null for its default
+     * @param resetPolicy the consumer's {@code auto.offset.reset} (earliest, latest, none), or null
+     */
+    byte[] requestBody(String strategy, String resetPolicy) {
         ObjectNode root = UserDataJson.MAPPER.createObjectNode();
         root.put("group_id", groupId);
         ArrayNode memberNodes = root.putArray("members");
@@ -152,6 +164,9 @@ final class GroupView {
         root.put("protocol", "eager");
         if (strategy != null) {
             root.put("strategy", strategy);
+        }
+        if (resetPolicy != null) {
+            root.put("reset_policy", resetPolicy);
         }
         try {
             return UserDataJson.MAPPER.writeValueAsBytes(root);

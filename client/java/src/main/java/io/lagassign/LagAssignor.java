@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ObjectName;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.RangeAssignor;
@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
  * assignment during the rebalance, and falls back to Kafka's own {@link RangeAssignor}.
  *
  * <pre>
+ * group.protocol=classic
  * partition.assignment.strategy=io.lagassign.LagAssignor
  * lagassign.url=http://127.0.0.1:8321
  * lagassign.timeout.ms=1500
@@ -37,17 +38,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The group leader's {@link #assign} sends {@code POST /assign} with a hard total deadline,
  * checks the answer against its own metadata (every member present, every partition of every
- * subscribed topic exactly once, only to subscribers, nothing unknown) and uses it. On a timeout,
- * a connection error, a non-200, malformed JSON or an invalid answer it uses Kafka's
- * RangeAssignor instead, logs one WARNING with the reason and counts it; it never throws into the
- * consumer. Owned partitions, their generation, {@code group.instance.id} and {@code client.rack}
+ * subscribed topic exactly once, only to subscribers, nothing unknown) and uses it, logging the
+ * decision at INFO with the numbers. An answer made without any lag ({@code lag_blind}) or without
+ * some partitions' lag ({@code lag_partial}) is used but logged at WARNING and counted under its
+ * own outcome. On a timeout, an unknown host, a refused or failed connection, a non-200, malformed
+ * JSON or an invalid answer it uses Kafka's RangeAssignor instead, logs one WARNING with the reason
+ * and counts it; it never throws into the consumer. The counts are the JMX MBean
+ * {@code io.lagassign:type=LagAssignor,client-id=<client.id>}. The consumer's
+ * {@code auto.offset.reset} travels with the request as {@code reset_policy}. Owned partitions, their generation, {@code group.instance.id} and {@code client.rack}
  * travel in the subscription user data, the same JSON as the Python shim's, so Python and Java
  * consumers can share a group.
  *
  * <p>Eager only: the fallback, RangeAssignor, is an eager assignor, so the shim cannot promise
  * the cooperative protocol's rules.
  */
-public class LagAssignor implements ConsumerPartitionAssignor, Configurable {
+public class LagAssignor implements ConsumerPartitionAssignor, Configurable, AutoCloseable {
     public static final String NAME = "lagassign";
 
     public static final String URL_CONFIG = "lagassign.url";
@@ -72,12 +77,11 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable {
     private static final Logger LOG = LoggerFactory.getLogger(LagAssignor.class);
 
     private final RangeAssignor fallback = new RangeAssignor();
-    private final Map<String, AtomicLong> fallbacks = new ConcurrentHashMap<>();
-    private final AtomicLong answers = new AtomicLong();
-    private volatile Decision lastDecision;
+    private final DecisionCounters counters = new DecisionCounters();
 
     private LagAssignorConfig config;
     private Sidecar sidecar;
+    private volatile DecisionMBean mbean;
 
     private volatile SubscriptionUserData state = SubscriptionUserData.NOTHING_KNOWN;
     private volatile AssignmentNote assignedBy;
@@ -88,6 +92,26 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable {
         this.config = parsed;
         this.sidecar = new Sidecar(parsed.url(), parsed.timeout(), parsed.token());
         this.state = new SubscriptionUserData(Map.of(), null, parsed.instanceId(), parsed.rack());
+        if (parsed.resetPolicyUnsent() != null) {
+            LOG.info("lagassign: auto.offset.reset={} has no reset_policy in the sidecar's request (earliest, latest, "
+                    + "none): requests of group {} leave it out and the sidecar uses its own setting",
+                    parsed.resetPolicyUnsent(), parsed.groupId());
+        }
+        close();
+        this.mbean = DecisionMBean.register(counters, parsed.clientId());
+    }
+
+    /**
+     * Unregisters the JMX MBean. Kafka's consumer does not close its assignors; the MBean also goes
+     * when the consumer that made this assignor closes (see the README).
+     */
+    @Override
+    public void close() {
+        DecisionMBean registered = mbean;
+        mbean = null;
+        if (registered != null) {
+            registered.unregister();
+        }
     }
 
     @Override
@@ -111,26 +135,48 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable {
             throw new IllegalStateException("LagAssignor.configure() was not called");
         }
         long started = System.nanoTime();
+        int members = groupSubscription.groupSubscription().size();
         try {
             GroupView view = GroupView.of(config.groupId(), metadata, groupSubscription.groupSubscription());
-            byte[] answerBody = sidecar.postAssign(view.requestBody(config.strategy()),
+            byte[] answerBody = sidecar.postAssign(view.requestBody(config.strategy(), config.resetPolicy()),
                     started + sidecar.timeout().toNanos());
             AnswerReader.Answer answer = AnswerReader.read(answerBody, view);
-            Decision decision = Decision.sidecar(answer.strategy(), Duration.ofNanos(System.nanoTime() - started));
-            answers.incrementAndGet();
-            lastDecision = decision;
+            Decision decision = Decision.sidecar(answer.strategy(), answer.blindness(),
+                    Duration.ofNanos(System.nanoTime() - started));
+            counters.count(decision);
+            logAnswer(decision, answer, members, view.partitionCount());
             return noted(answer.assignment(), decision);
         } catch (FallbackException e) {
             Decision decision = Decision.range(e, Duration.ofNanos(System.nanoTime() - started));
-            fallbacks.computeIfAbsent(e.reason().label(), reason -> new AtomicLong()).incrementAndGet();
-            lastDecision = decision;
-            LOG.warn("lagassign: group {} falls back to the range assignor ({}): {}",
-                    config.groupId(), e.reason().label(), e.getMessage());
+            counters.count(decision);
             Map<String, List<TopicPartition>> ranged = new TreeMap<>();
             fallback.assign(metadata, groupSubscription).groupAssignment()
                     .forEach((memberId, given) -> ranged.put(memberId, given.partitions()));
+            int partitions = ranged.values().stream().mapToInt(List::size).sum();
+            LOG.warn("lagassign: group {} falls back to the range assignor ({}): {}; {} members, {} partitions, "
+                    + "member lag unknown, {} ms", config.groupId(), e.reason().label(), e.getMessage(), members,
+                    partitions, millis(decision));
             return noted(ranged, decision);
         }
+    }
+
+    private void logAnswer(Decision decision, AnswerReader.Answer answer, int members, int partitions) {
+        String numbers = String.format(Locale.ROOT,
+                "%d members, %d partitions, max member lag %s, mean member lag %s, lag source %s, %s ms",
+                members, partitions, answer.maxLag() == null ? "?" : answer.maxLag(),
+                answer.meanLag() == null ? "?" : String.format(Locale.ROOT, "%.1f", answer.meanLag()),
+                answer.lagSource() == null ? "?" : answer.lagSource(), millis(decision));
+        String strategy = decision.strategy().orElse("?");
+        if (decision.blindness().isPresent()) {
+            LOG.warn("lagassign: group {} assigned by the sidecar ({}) without full lag ({}): {}; {}",
+                    config.groupId(), strategy, decision.outcome(), answer.blindnessText(), numbers);
+        } else {
+            LOG.info("lagassign: group {} assigned by the sidecar ({}): {}", config.groupId(), strategy, numbers);
+        }
+    }
+
+    private static String millis(Decision decision) {
+        return String.format(Locale.ROOT, "%.1f", decision.elapsed().toNanos() / 1e6);
     }
 
     private static GroupAssignment noted(Map<String, List<TopicPartition>> assignment, Decision decision) {
@@ -151,23 +197,50 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable {
         SubscriptionUserData before = state;
         state = new SubscriptionUserData(owned, generation, before.instanceId(), before.rack());
         assignedBy = UserDataJson.decodeNote(assignment.userData()).orElse(null);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("lagassign: group {} generation {}: {} partitions assigned by {}", config == null ? "?"
+                    : config.groupId(), generation, assignment.partitions().size(),
+                    assignedBy == null ? "an unknown leader" : assignedBy);
+        }
     }
 
-    /** Rebalances this consumer led on the range fallback, by reason label. */
+    /** Rebalances this consumer led on the range fallback, by reason label (those not 0). */
     public Map<String, Long> fallbackCounts() {
-        Map<String, Long> out = new TreeMap<>();
-        fallbacks.forEach((reason, count) -> out.put(reason, count.get()));
-        return out;
+        List<String> reasons = new ArrayList<>();
+        for (FallbackReason reason : FallbackReason.values()) {
+            reasons.add(reason.label());
+        }
+        return counters.nonZero(reasons);
     }
 
-    /** Rebalances this consumer led on the sidecar's answer. */
+    /** Rebalances this consumer led on an answer without full lag: {@code lag_blind}, {@code lag_partial}. */
+    public Map<String, Long> lagBlindCounts() {
+        List<String> labels = new ArrayList<>();
+        for (LagBlindness blindness : LagBlindness.values()) {
+            labels.add(blindness.label());
+        }
+        return counters.nonZero(labels);
+    }
+
+    /** Rebalances this consumer led on the sidecar's answer, lag-blind ones included. */
     public long answers() {
-        return answers.get();
+        return counters.answers();
+    }
+
+    /** Every rebalance this consumer led, by outcome ({@link Decision#outcome()}), those not 0. */
+    public Map<String, Long> decisionCounts() {
+        return counters.nonZero(DecisionCounters.OUTCOMES);
+    }
+
+    /** The JMX name of this consumer's counters, when registered. */
+    public Optional<ObjectName> mbeanName() {
+        DecisionMBean registered = mbean;
+        return registered == null ? Optional.empty() : Optional.of(registered.name());
     }
 
     /** The last rebalance this consumer led: by whom, why, how long it took. */
     public Optional<Decision> lastDecision() {
-        return Optional.ofNullable(lastDecision);
+        return Optional.ofNullable(counters.last());
     }
 
     /** The leader's note on this consumer's current assignment. */

@@ -15,6 +15,8 @@ import static io.lagassign.LagAssignor.URL_DOC;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -28,6 +30,10 @@ import org.apache.kafka.common.config.types.Password;
 final class LagAssignorConfig extends AbstractConfig {
     /** The longest deadline allowed: well under any sensible session timeout. */
     static final int MAX_TIMEOUT_MS = 60_000;
+    /** The reset policies the request's {@code reset_policy} knows. */
+    static final List<String> RESET_POLICIES = List.of("earliest", "latest", "none");
+    /** Kafka's own default of {@code auto.offset.reset}. */
+    static final String DEFAULT_RESET_POLICY = "latest";
 
     static final ConfigDef CONFIG = new ConfigDef()
             .define(URL_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, LagAssignorConfig::checkUrl,
@@ -41,6 +47,9 @@ final class LagAssignorConfig extends AbstractConfig {
     private final String groupId;
     private final String instanceId;
     private final String rack;
+    private final String clientId;
+    private final String resetPolicy;
+    private final String resetPolicyUnsent;
 
     LagAssignorConfig(Map<String, ?> consumerConfigs) {
         super(CONFIG, consumerConfigs, false);
@@ -51,6 +60,16 @@ final class LagAssignorConfig extends AbstractConfig {
         }
         this.instanceId = nonBlank(consumerConfigs.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
         this.rack = nonBlank(consumerConfigs.get(ConsumerConfig.CLIENT_RACK_CONFIG));
+        this.clientId = nonBlank(consumerConfigs.get(ConsumerConfig.CLIENT_ID_CONFIG));
+        String reset = nonBlank(consumerConfigs.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+        String policy = reset == null ? DEFAULT_RESET_POLICY : reset.strip().toLowerCase(Locale.ROOT);
+        if (RESET_POLICIES.contains(policy)) {
+            this.resetPolicy = policy;
+            this.resetPolicyUnsent = null;
+        } else {
+            this.resetPolicy = null;
+            this.resetPolicyUnsent = reset;
+        }
     }
 
     URI url() {
@@ -82,6 +101,25 @@ final class LagAssignorConfig extends AbstractConfig {
         return rack;
     }
 
+    /** The consumer's {@code client.id} (the consumer fills in its generated one), or null. */
+    String clientId() {
+        return clientId;
+    }
+
+    /**
+     * The consumer's {@code auto.offset.reset} as the request's {@code reset_policy} (earliest,
+     * latest or none; Kafka's default, latest, when unset), or null when the policy has no
+     * equivalent in the request (e.g. {@code by_duration:P1D}); see {@link #resetPolicyUnsent()}.
+     */
+    String resetPolicy() {
+        return resetPolicy;
+    }
+
+    /** The consumer's {@code auto.offset.reset} when it is not sent, else null. */
+    String resetPolicyUnsent() {
+        return resetPolicyUnsent;
+    }
+
     private static String nonBlank(Object value) {
         return value == null || value.toString().isBlank() ? null : value.toString();
     }
@@ -92,6 +130,14 @@ final class LagAssignorConfig extends AbstractConfig {
             URI uri = new URI(text);
             if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
                 throw new ConfigException(name, value, "must be an http:// or https:// URL, e.g. http://127.0.0.1:8321");
+            }
+            String path = uri.getPath() == null ? "" : uri.getPath().replaceAll("/+$", "");
+            if (path.endsWith(Sidecar.ASSIGN_PATH)) {
+                throw new ConfigException(name, value, "is the sidecar's base URL, without " + Sidecar.ASSIGN_PATH
+                        + ": the shim adds " + Sidecar.ASSIGN_PATH + " itself (e.g. http://127.0.0.1:8321)");
+            }
+            if (uri.getQuery() != null || uri.getFragment() != null) {
+                throw new ConfigException(name, value, "is the sidecar's base URL: no query or fragment");
             }
         } catch (URISyntaxException e) {
             throw new ConfigException(name, value, "is not a URL: " + e.getReason());

@@ -1,12 +1,15 @@
 package io.lagassign;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -21,7 +24,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class Sidecar {
     static final String ASSIGN_PATH = "/assign";
-    private static final int ERROR_TEXT_LIMIT = 200;
 
     private final URI assignUri;
     private final Duration timeout;
@@ -52,7 +54,7 @@ final class Sidecar {
      * Sends one request and returns the body of a 200 answer.
      *
      * @param deadlineNanos a {@link System#nanoTime()} instant
-     * @throws FallbackException TIMEOUT, UNREACHABLE or STATUS
+     * @throws FallbackException TIMEOUT, UNKNOWN_HOST, CONNECTION_REFUSED, UNREACHABLE or STATUS
      */
     byte[] postAssign(byte[] body, long deadlineNanos) throws FallbackException {
         long remaining = deadlineNanos - System.nanoTime();
@@ -86,15 +88,43 @@ final class Sidecar {
                 throw new FallbackException(FallbackReason.TIMEOUT, assignUri + " timed out: " + cause);
             }
             if (cause instanceof IOException) {
-                throw new FallbackException(FallbackReason.UNREACHABLE, assignUri + ": " + cause);
+                throw connectionFailure((IOException) cause);
             }
             throw new IllegalStateException("the HTTP client failed unexpectedly", cause);
         }
         if (response.statusCode() != 200) {
-            String text = new String(response.body(), StandardCharsets.UTF_8).strip();
             throw new FallbackException(FallbackReason.STATUS, assignUri + " answered HTTP " + response.statusCode()
-                    + ": " + text.substring(0, Math.min(text.length(), ERROR_TEXT_LIMIT)));
+                    + ": " + ErrorText.of(response.body(), response.headers().firstValue("Content-Type").orElse("")));
         }
         return response.body();
+    }
+
+    /** Unknown host, refused connection, or another connection error, told apart by their causes. */
+    private FallbackException connectionFailure(IOException failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof UnresolvedAddressException || cause instanceof UnknownHostException) {
+                return new FallbackException(FallbackReason.UNKNOWN_HOST,
+                        "the sidecar's host '" + assignUri.getHost() + "' does not resolve (" + assignUri + ")");
+            }
+        }
+        // The JDK's client reports a refused connect as a ConnectException whose cause is the
+        // channel it closed (JDK 17), or with the socket's "Connection refused" message.
+        if (failure instanceof ConnectException && !(failure instanceof HttpTimeoutException)) {
+            String text = String.valueOf(failure.getMessage());
+            if (failure.getCause() instanceof ClosedChannelException || text.contains("refused")
+                    || failure.getMessage() == null) {
+                return new FallbackException(FallbackReason.CONNECTION_REFUSED,
+                        "connection refused by " + assignUri.getHost() + ":" + port() + " (" + assignUri
+                                + "): is the sidecar running there?");
+            }
+        }
+        return new FallbackException(FallbackReason.UNREACHABLE, assignUri + ": " + failure);
+    }
+
+    private int port() {
+        if (assignUri.getPort() >= 0) {
+            return assignUri.getPort();
+        }
+        return "https".equals(assignUri.getScheme()) ? 443 : 80;
     }
 }

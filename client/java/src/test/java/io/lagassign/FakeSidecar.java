@@ -26,7 +26,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class FakeSidecar implements AutoCloseable {
 
-    enum Behaviour { ANSWER, SLOW, STATUS_500, MALFORMED_JSON, MISSING_PARTITION, PARTITION_TWICE }
+    enum Behaviour {
+        ANSWER, SLOW, STATUS_500, MALFORMED_JSON, MISSING_PARTITION, PARTITION_TWICE,
+        /** A valid answer made without any lag ({@code lag.source} none). */
+        LAG_BLIND,
+        /** A valid answer with two partitions of assumed lag. */
+        LAG_PARTIAL,
+        /** Another web server's multi-line HTML 404 page. */
+        HTML_404
+    }
+
+    static final String HTML_PAGE = "<!DOCTYPE html>\n<html>\n<head>\n  <title>404 Not Found</title>\n</head>\n"
+            + "<body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n"
+            + "<hr>\n<address>Apache/2.4 Server at 127.0.0.1</address>\n</body>\n</html>\n";
 
     private final HttpServer server;
     private final CountDownLatch release = new CountDownLatch(1);
@@ -79,6 +91,20 @@ final class FakeSidecar implements AutoCloseable {
                 send(exchange, 200, answer.toString());
             }
             case STATUS_500 -> send(exchange, 500, "Internal Server Error");
+            case HTML_404 -> send(exchange, 404, HTML_PAGE, "text/html; charset=utf-8");
+            case LAG_BLIND -> {
+                ObjectNode lag = answer.putObject("lag");
+                lag.put("source", "none");
+                lag.put("complete", false);
+                lag.put("unknown_partitions", 0);
+                send(exchange, 200, answer.toString());
+            }
+            case LAG_PARTIAL -> {
+                ObjectNode lag = (ObjectNode) answer.get("lag");
+                lag.put("complete", false);
+                lag.put("unknown_partitions", 2);
+                send(exchange, 200, answer.toString());
+            }
             case MALFORMED_JSON -> send(exchange, 200, "{\"assignment\": {\"c-1\": ");
             case MISSING_PARTITION -> {
                 firstList(answer).remove(0);
@@ -148,12 +174,23 @@ final class FakeSidecar implements AutoCloseable {
             }
         }
         answer.putObject("revoked");
+        ObjectNode lag = answer.putObject("lag");
+        lag.put("source", "kafka");
+        lag.put("complete", true);
+        lag.put("unknown_partitions", 0);
+        ObjectNode stats = answer.putObject("stats");
+        stats.put("max_lag", 5600);
+        stats.put("mean_lag", 4000.0);
         return answer;
     }
 
     private static void send(HttpExchange exchange, int status, String body) throws IOException {
+        send(exchange, status, body, "application/json");
+    }
+
+    private static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

@@ -61,11 +61,40 @@ class LagAssignorConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"0", "-5", "60001", "soon"})
+    @ValueSource(strings = {"http://127.0.0.1:8321/assign", "http://127.0.0.1:8321/assign/",
+        "https://lagassign.internal/api/assign"})
+    void aUrlEndingInTheAssignPathIsRefusedWithTheReason(String url) {
+        Map<String, Object> configs = configs();
+        configs.put(LagAssignor.URL_CONFIG, url);
+        ConfigException refused = assertThrows(ConfigException.class, () -> new LagAssignor().configure(configs));
+        assertTrue(refused.getMessage().contains("without /assign"), refused.getMessage());
+    }
+
+    @Test
+    void aBasePathIsKept() {
+        Map<String, Object> configs = configs();
+        configs.put(LagAssignor.URL_CONFIG, "https://lagassign.internal/assigners/");
+        assertEquals("https://lagassign.internal/assigners/", new LagAssignorConfig(configs).url().toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-5", "60001", "1500000", "soon", "1.5"})
     void aNonsenseTimeoutIsRefused(String timeout) {
         Map<String, Object> configs = configs();
         configs.put(LagAssignor.TIMEOUT_MS_CONFIG, timeout);
         assertThrows(ConfigException.class, () -> new LagAssignorConfig(configs));
+    }
+
+    @Test
+    void theResetPolicyIsTheConsumersOrKafkasDefault() {
+        assertEquals("latest", new LagAssignorConfig(configs()).resetPolicy());
+        Map<String, Object> configs = configs();
+        configs.put("auto.offset.reset", "earliest");
+        assertEquals("earliest", new LagAssignorConfig(configs).resetPolicy());
+        configs.put("auto.offset.reset", "by_duration:PT1H");
+        LagAssignorConfig byDuration = new LagAssignorConfig(configs);
+        assertNull(byDuration.resetPolicy());
+        assertEquals("by_duration:PT1H", byDuration.resetPolicyUnsent());
     }
 
     @Test

@@ -71,8 +71,12 @@ class LagAssignorTest {
             assertEquals("sidecar", decision.by());
             assertEquals(Optional.of("balanced"), decision.strategy());
 
+            assertEquals(Map.of("sidecar", 1L), leader.decisionCounts());
+            assertEquals(Map.of(), leader.lagBlindCounts());
+
             JsonNode request = fake.requests.get(0);
             assertEquals("orders", request.get("group_id").textValue());
+            assertEquals("latest", request.get("reset_policy").textValue());
             assertEquals("balanced", request.get("strategy").textValue());
             assertEquals("eager", request.get("protocol").textValue());
             assertEquals("web-2", request.get("members").get(1).get("group_instance_id").textValue());
@@ -91,6 +95,7 @@ class LagAssignorTest {
         "MISSING_PARTITION, invalid",
         "PARTITION_TWICE, invalid",
         "SLOW, timeout",
+        "HTML_404, status",
     })
     void aFaultGivesExactlyKafkasRangeAssignor(FakeSidecar.Behaviour behaviour, String reason) throws IOException {
         try (FakeSidecar fake = new FakeSidecar(behaviour)) {
@@ -111,6 +116,55 @@ class LagAssignorTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+        "LAG_BLIND, lag_blind",
+        "LAG_PARTIAL, lag_partial",
+    })
+    void anAnswerWithoutFullLagIsUsedButNotedAndCounted(FakeSidecar.Behaviour behaviour, String outcome)
+            throws IOException {
+        try (FakeSidecar fake = new FakeSidecar(behaviour)) {
+            LagAssignor leader = configured(fake.url(), 1000);
+            GroupSubscription members = group(fake.url());
+            GroupAssignment assignment = leader.assign(CLUSTER, members);
+            assertEquals("[t0-0, t0-3, t1-0]", partitionsOf(assignment).get("c-1").toString());
+            assertEquals(1, leader.answers());
+            assertEquals(Map.of(), leader.fallbackCounts());
+            assertEquals(Map.of(outcome, 1L), leader.lagBlindCounts());
+            assertEquals(Map.of(outcome, 1L), leader.decisionCounts());
+            Decision decision = leader.lastDecision().orElseThrow();
+            assertEquals("sidecar", decision.by());
+            assertEquals(outcome, decision.outcome());
+            for (Assignment given : assignment.groupAssignment().values()) {
+                assertEquals(Optional.of(new AssignmentNote("sidecar", "balanced", outcome)),
+                        UserDataJson.decodeNote(given.userData()));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+        "earliest, earliest",
+        "LATEST, latest",
+        "none, none",
+        "by_duration:P1D, ",
+    })
+    void theConsumersResetPolicyTravelsWithTheRequest(String autoOffsetReset, String sent) throws IOException {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.ANSWER)) {
+            Map<String, Object> configs = Groups.consumerConfigs(fake.url().toString());
+            configs.put("auto.offset.reset", autoOffsetReset);
+            LagAssignor leader = new LagAssignor();
+            leader.configure(configs);
+            leader.assign(CLUSTER, group(fake.url()));
+            JsonNode request = fake.requests.get(0);
+            if (sent == null) {
+                assertTrue(request.path("reset_policy").isMissingNode(), request.toString());
+            } else {
+                assertEquals(sent, request.get("reset_policy").textValue());
+            }
+        }
+    }
+
     @Test
     void aStoppedSidecarGivesKafkasRangeAssignor() throws IOException {
         URI stopped = FakeSidecar.stoppedUrl();
@@ -118,7 +172,17 @@ class LagAssignorTest {
         GroupSubscription members = group(stopped);
         assertEquals(partitionsOf(new RangeAssignor().assign(CLUSTER, members)),
                 partitionsOf(leader.assign(CLUSTER, members)));
-        assertEquals(Map.of("unreachable", 1L), leader.fallbackCounts());
+        assertEquals(Map.of("connection_refused", 1L), leader.fallbackCounts());
+    }
+
+    @Test
+    void anUnknownHostIsItsOwnReason() {
+        URI nowhere = URI.create("http://lagassign.invalid:8321");
+        LagAssignor leader = configured(nowhere, 1000);
+        GroupSubscription members = group(nowhere);
+        assertEquals(partitionsOf(new RangeAssignor().assign(CLUSTER, members)),
+                partitionsOf(leader.assign(CLUSTER, members)));
+        assertEquals(Map.of("unknown_host", 1L), leader.fallbackCounts());
     }
 
     @Test

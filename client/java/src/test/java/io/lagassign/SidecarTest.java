@@ -1,6 +1,7 @@
 package io.lagassign;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,11 +51,37 @@ class SidecarTest {
     }
 
     @Test
-    void aStoppedSidecarIsUnreachable() throws IOException {
+    void aStoppedSidecarIsARefusedConnection() throws IOException {
         Duration timeout = Duration.ofSeconds(5);
         Sidecar sidecar = new Sidecar(FakeSidecar.stoppedUrl(), timeout, null);
         FallbackException e = assertThrows(FallbackException.class, () -> sidecar.postAssign(REQUEST, soon(timeout)));
-        assertEquals(FallbackReason.UNREACHABLE, e.reason());
+        assertEquals(FallbackReason.CONNECTION_REFUSED, e.reason());
+        assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
+    }
+
+    @Test
+    void aHostThatDoesNotResolveIsAnUnknownHost() {
+        Duration timeout = Duration.ofSeconds(5);
+        // .invalid never resolves (RFC 2606).
+        Sidecar sidecar = new Sidecar(URI.create("http://lagassign.invalid:8321"), timeout, null);
+        FallbackException e = assertThrows(FallbackException.class, () -> sidecar.postAssign(REQUEST, soon(timeout)));
+        assertEquals(FallbackReason.UNKNOWN_HOST, e.reason());
+        assertTrue(e.getMessage().contains("lagassign.invalid"), e.getMessage());
+    }
+
+    @Test
+    void anotherServersHtmlErrorPageIsOneShortLine() throws Exception {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.HTML_404)) {
+            Duration timeout = Duration.ofSeconds(5);
+            FallbackException e = assertThrows(FallbackException.class,
+                    () -> new Sidecar(fake.url(), timeout, null).postAssign(REQUEST, soon(timeout)));
+            assertEquals(FallbackReason.STATUS, e.reason());
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+            assertFalse(e.getMessage().contains("<"), e.getMessage());
+            assertTrue(e.getMessage().contains("HTTP 404"), e.getMessage());
+            assertTrue(e.getMessage().contains("\"404 Not Found\""), e.getMessage());
+            assertTrue(e.getMessage().length() < 200, e.getMessage());
+        }
     }
 
     @Test
