@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format test bench run harness kafka-dist chromium pipeline clean demo bench-shim
+.PHONY: install lint format test bench run harness kafka-dist chromium pipeline clean demo bench-shim bench-broker
 
 install: $(VENV)/.installed
 
@@ -39,6 +39,7 @@ format: install
 
 test: install harness kafka-dist chromium lint
 	mvn -q -B -f client/java/pom.xml test
+	mvn -q -B -f broker/pom.xml test
 	$(PY) -m pytest
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
@@ -54,6 +55,10 @@ pipeline: install
 bench: install harness
 	$(PY) bench/assign.py
 
+# The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
+bench-broker: install kafka-dist
+	$(PY) bench/broker_plugin.py
+
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist
 	$(PY) bench/shim.py
@@ -63,4 +68,4 @@ demo: install kafka-dist
 	$(PY) deploy/demo/consumers.py
 
 clean:
-	rm -rf $(VENV) tests/kafka_reference/target client/java/target var
+	rm -rf $(VENV) tests/kafka_reference/target client/java/target broker/target var
