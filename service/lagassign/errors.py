@@ -5,6 +5,9 @@
           ├── BadRequest (ValueError)   400 invalid_json / invalid_request
           ├── Unauthorized              401 unauthorized
           ├── UnknownGroup              404 not_found
+          │    ├── UnresolvedGroup      404 unknown_group (no member of a topic-id request is known)
+          │    └── UnknownTopicId       404 unknown_topic (a topic id the view does not know yet)
+          ├── AmbiguousGroup            409 ambiguous_group (its members are in several groups)
           ├── TooLarge                  413 too_large
           └── Unavailable               503 unavailable
 
@@ -48,6 +51,25 @@ class Unauthorized(LagassignError):
 class UnknownGroup(LagassignError):
     code = "not_found"
     status = 404
+
+
+class UnresolvedGroup(UnknownGroup):
+    """A topic-id ``/assign`` request none of whose members the lag view knows yet."""
+
+    code = "unknown_group"
+
+
+class UnknownTopicId(UnknownGroup):
+    """A topic-id ``/assign`` request naming a topic id the lag view has not seen yet."""
+
+    code = "unknown_topic"
+
+
+class AmbiguousGroup(LagassignError):
+    """A topic-id ``/assign`` request whose known members belong to more than one group."""
+
+    code = "ambiguous_group"
+    status = 409
 
 
 class TooLarge(LagassignError):

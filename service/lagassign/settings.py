@@ -134,6 +134,9 @@ class Settings(BaseSettings):
     #: group ids (the whole id must match); /assign adds its groups as they come.
     groups: Annotated[tuple[str, ...], NoDecode] = ()
     group_pattern: str | None = None
+    #: Track every consumer-protocol group (KIP-848) of the cluster, so the broker
+    #: plugin's requests (which name no group) resolve to them by member id.
+    track_consumer_groups: bool = True
     #: Lag of a partition without a committed offset: ``latest`` (0) or ``earliest``;
     #: per-group overrides as ``group=policy,...``.
     reset_policy: ResetPolicy = "latest"

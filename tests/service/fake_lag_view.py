@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
+from lagassign.lagview.consumer_index import ConsumerGroupIndex
 from lagassign.lagview.rules import ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
@@ -57,6 +58,7 @@ class FakeLagView:
 
     def __init__(self, snapshots: Mapping[str, GroupSnapshot] | None = None) -> None:
         self.cached: dict[str, GroupSnapshot] = dict(snapshots or {})
+        self.consumer_index = ConsumerGroupIndex()
         self.on_demand: dict[str, GroupSnapshot] = {}
         self.fetch_delay_s = 0.0
         self.fetch_error: Exception | None = None

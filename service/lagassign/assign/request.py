@@ -26,11 +26,18 @@ class MemberIn(BaseModel):
 
 
 class AssignRequest(BaseModel):
-    """The body of ``POST /assign`` (DESIGN.md section 2)."""
+    """The body of ``POST /assign``.
+
+    ``group_id`` is required, except in the topic-id form (``topic_ids: true``,
+    what lagassign's broker plugin sends): there every topic is named by its
+    Kafka topic id and the group is resolved from the member ids
+    (:mod:`lagassign.assign.topic_ids`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    group_id: str = Field(min_length=1)
+    group_id: str = ""
+    topic_ids: bool = False
     members: list[MemberIn]
     partitions: dict[str, int]
     partition_racks: dict[str, list[list[str]]] | None = None
@@ -54,7 +61,7 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 def parse_assign_request(raw: bytes | str) -> AssignRequest:
     """Parse and type-check a request; raise BadRequest naming the first bad field."""
     try:
-        return AssignRequest.model_validate_json(raw)
+        request = AssignRequest.model_validate_json(raw)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False, include_input=False)
         if errors and errors[0]["type"] == "json_invalid":
@@ -64,3 +71,7 @@ def parse_assign_request(raw: bytes | str) -> AssignRequest:
         ]
         first = details[0]
         raise BadRequest(f"{first['field']}: {first['problem']}", details) from None
+    if not request.group_id and not request.topic_ids:
+        problem = "required and not empty (only a topic-id request, topic_ids: true, omits it)"
+        raise BadRequest(f"group_id: {problem}", [{"field": "group_id", "problem": problem}])
+    return request

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.lag_sources import LagSource, choose_lag_source
 from lagassign.assign.request import AssignRequest, parse_assign_request
+from lagassign.assign.topic_ids import keyed_by_topic_id, resolve_topic_ids
 from lagassign.errors import TooLarge
 from lagassign.http.auth import require_token
 from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, MetricsDep, SettingsDep
@@ -48,6 +49,11 @@ router = APIRouter()
     responses={
         400: {"description": "The request is malformed or contradicts itself (error JSON)."},
         401: {"description": "A bearer token is configured and the request lacks it."},
+        404: {
+            "description": "Topic-id form: none of the members (unknown_group) or a topic id "
+            "(unknown_topic) is known yet."
+        },
+        409: {"description": "Topic-id form: the members belong to several groups."},
         413: {"description": "The request is over the configured limits."},
         503: {"description": "The service cannot answer at all."},
     },
@@ -72,9 +78,18 @@ async def assign(
     raw = await read_body(request, settings.max_body_bytes)
     parsed = await off_loop(len(raw) > THREAD_BODY_BYTES, parse_assign_request, raw)
     check_limits(parsed, settings)
-    lag = await choose_lag_source(parsed, lag_view, forecast, settings.on_demand_budget_s)
+    by_id: Mapping[str, str] | None = None
+    budget_s = settings.on_demand_budget_s
+    if parsed.topic_ids:
+        # The broker plugin: resolved from cached state only, never an on-demand read.
+        index = lag_view.consumer_index if lag_view is not None else None
+        named = resolve_topic_ids(parsed, index)
+        parsed, by_id, budget_s = named.request, named.topic_ids, 0.0
+    lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
     big = partition_total(parsed) > THREAD_PARTITIONS
-    answer, body = await off_loop(big, answer_and_body, parsed, lag, settings.default_strategy)
+    answer, body = await off_loop(
+        big, answer_and_body, parsed, lag, settings.default_strategy, by_id
+    )
     if lag_view is not None:
         lag_view.track(parsed.group_id)
     answers.record(answer)
@@ -83,10 +98,17 @@ async def assign(
 
 
 def answer_and_body(
-    request: AssignRequest, lag: LagSource, default_strategy: str
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    topic_ids: Mapping[str, str] | None = None,
 ) -> tuple[Answer, bytes]:
+    """The answer and its JSON; keyed by topic id when the request named topics so."""
     answer = compute_answer(request, lag, default_strategy)
-    return answer, encode_answer(answer.to_json(), in_pieces=answer.stats.members > PIECE_MEMBERS)
+    payload = answer.to_json()
+    if topic_ids is not None:
+        payload = keyed_by_topic_id(payload, topic_ids)
+    return answer, encode_answer(payload, in_pieces=answer.stats.members > PIECE_MEMBERS)
 
 
 def encode_answer(payload: dict[str, Any], *, in_pieces: bool) -> bytes:

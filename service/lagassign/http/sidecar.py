@@ -78,6 +78,7 @@ def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> L
         isolation=read_committed,
         request_timeout_s=settings.kafka_timeout_ms / 1000,
         listeners=listeners,
+        track_consumer_groups=settings.track_consumer_groups,
     )
 
 

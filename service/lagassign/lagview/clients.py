@@ -79,6 +79,7 @@ class GroupRead:
         found = set(self.committed or {})
         for member in self.description.members if self.description else ():
             found.update(member.assignment)
+            found.update(member.subscribed_topics)
         return found
 
 

@@ -39,6 +39,8 @@ def describe_lag(
     owners: dict[str, dict[int, MemberDescription]] = {}
     topics: dict[str, set[int]] = {}
     for member in description.members:
+        for topic in member.subscribed_topics:  # consumer-protocol members
+            topics.setdefault(topic, set())
         for topic, partitions in member.assignment.items():
             topics.setdefault(topic, set()).update(partitions)
             held = owners.setdefault(topic, {})
@@ -84,8 +86,10 @@ def describe_lag(
 
     group_type = listed.group_type if listed is not None else None
     state = description.state
-    if group_type == CONSUMER and listed is not None:
-        state = listed.state
+    if group_type == CONSUMER and listed is not None and description.group_epoch is None:
+        state = listed.state  # described with DescribeGroups, which says Dead
+    if group_type is None and description.group_epoch is not None:
+        group_type = CONSUMER
     if group_type is None and description.state not in (None, "Dead"):
         group_type = CLASSIC
     return GroupSnapshot(
@@ -100,6 +104,9 @@ def describe_lag(
         stale=stale,
         reset_policy=reset,
         isolation=isolation,
+        group_epoch=description.group_epoch,
+        assignment_epoch=description.assignment_epoch,
+        topic_ids=description.topic_ids,
     )
 
 

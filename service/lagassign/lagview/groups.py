@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
@@ -28,10 +28,15 @@ from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-u
 
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.protocol import (
+    ConsumerGroupDescribe,
+    ConsumerGroupDescribeResponseV0,
+    DescribedConsumerGroup,
     DescribeGroupsV4,
     ListGroupsV5,
     OffsetFetchAll,
     OffsetFetchResponseV3,
+    TopicIds,
+    TopicIdsResponseV12,
 )
 from lagassign.lagview.snapshot import MemberDescription
 
@@ -68,6 +73,11 @@ class GroupDescription:
     ``protocol_type`` is the embedded protocol (``consumer`` for consumer
     groups, empty for groups that only commit offsets); ``assignment_strategy``
     is the protocol the members agreed on, ``None`` when there is none.
+
+    A consumer-protocol group (KIP-848) is described with
+    ``ConsumerGroupDescribe`` instead: ``assignment_strategy`` is then the
+    broker's assignor, the epochs are set and ``topic_ids`` maps the ids of the
+    assigned topics to their names.
     """
 
     group_id: str
@@ -75,6 +85,9 @@ class GroupDescription:
     protocol_type: str
     assignment_strategy: str | None
     members: tuple[MemberDescription, ...]
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
+    topic_ids: Mapping[str, str] = field(default_factory=dict)
 
 
 def decode_assignment(data: bytes | None) -> dict[str, tuple[int, ...]]:
@@ -113,6 +126,8 @@ class GroupReader:
         self._v5_list = True
         self._v4_describe = True
         self._v3_offsets = True
+        # group id -> group type (classic or consumer) from the last listing.
+        self._types: dict[str, str] = {}
 
     async def list_groups(self) -> list[ListedGroup]:
         """Every group the cluster knows, with state and type where the broker says."""
@@ -136,6 +151,7 @@ class GroupReader:
                 raise for_code(response.error_code)("ListGroups failed")
             for group, protocol_type, state, group_type, _tags in response.groups:
                 found[group] = ListedGroup(group, protocol_type, state or None, group_type or None)
+        self._types = {g: e.group_type for g, e in found.items() if e.group_type}
         return [found[g] for g in sorted(found)]
 
     async def coordinator(self, group_id: str) -> int:
@@ -151,7 +167,13 @@ class GroupReader:
         self._coordinators.pop(group_id, None)
 
     async def describe(self, group_id: str) -> GroupDescription:
-        """``DescribeGroups`` for one group (v4 when the broker offers it)."""
+        """``DescribeGroups`` for one group (v4 when the broker offers it).
+
+        A group the last listing called a ``consumer`` group (KIP-848) is
+        described with ``ConsumerGroupDescribe``.
+        """
+        if self._types.get(group_id) == CONSUMER:
+            return await self.describe_consumer_group(group_id)
         try:
             async with asyncio.timeout(self._timeout_s):
                 node = await self.coordinator(group_id)
@@ -175,6 +197,33 @@ class GroupReader:
         # Before v4 there is no group instance id: put None in its place.
         padded = [(m[0], None, *m[1:]) for m in members]
         return (error, group, state, protocol_type, protocol, padded)
+
+    async def describe_consumer_group(self, group_id: str) -> GroupDescription:
+        """``ConsumerGroupDescribe`` (KIP-848) for one consumer-protocol group."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                node = await self.coordinator(group_id)
+                response: ConsumerGroupDescribeResponseV0 = await self._client.send(
+                    node, ConsumerGroupDescribe(group_id)
+                )
+        except TimeoutError as exc:
+            raise GroupReadError(group_id, "consumer group describe timed out") from exc
+        except (NotImplementedError, IncompatibleBrokerVersion) as exc:
+            raise GroupReadError(
+                group_id, "the broker does not offer ConsumerGroupDescribe"
+            ) from exc
+        group = response.groups[0]
+        if group.error_code:
+            self._raise_group_error(group_id, "consumer group describe", group.error_code)
+        return consumer_group_answer(group)
+
+    async def topic_ids(self) -> dict[str, str]:
+        """Every topic of the cluster: topic id -> name (``Metadata`` v12)."""
+        async with asyncio.timeout(self._timeout_s):
+            response: TopicIdsResponseV12 = await self._client.send(
+                self._client.get_random_node(), TopicIds()
+            )
+        return response.topic_names
 
     async def committed(self, group_id: str) -> CommittedOffsets:
         """topic -> partition -> committed offset, for partitions with a commit.
@@ -245,6 +294,46 @@ def describe_answer(group_id: str, raw: tuple[Any, ...]) -> GroupDescription:
         protocol_type=protocol_type or "",
         assignment_strategy=protocol or None,
         members=tuple(decoded),
+    )
+
+
+def consumer_group_answer(group: DescribedConsumerGroup) -> GroupDescription:
+    """A ``ConsumerGroupDescribe`` group -> :class:`GroupDescription`.
+
+    Each member's live assignment is its current ``Assignment`` (what
+    ``kafka-consumer-groups --describe`` shows), by topic name.
+    """
+    topic_ids: dict[str, str] = {}
+    members = []
+    for m in group.members:
+        assignment = {}
+        for t in (*m.assignment, *m.target_assignment):
+            topic_ids[t.topic_id] = t.topic
+        for t in m.assignment:
+            if t.partitions:
+                assignment[t.topic] = t.partitions
+        members.append(
+            MemberDescription(
+                member_id=m.member_id,
+                group_instance_id=m.instance_id,
+                client_id=m.client_id,
+                host=m.client_host,
+                assignment=assignment,
+                rack=m.rack,
+                subscribed_topics=tuple(sorted(m.subscribed_topics)),
+                member_epoch=m.member_epoch,
+            )
+        )
+    members.sort(key=lambda m: m.member_id)
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.state or None,
+        protocol_type=CONSUMER,
+        assignment_strategy=group.assignor or None,
+        members=tuple(members),
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+        topic_ids=topic_ids,
     )
 
 

@@ -11,6 +11,11 @@
   ships, but read by a decoder written for these two responses. They are the
   large ones (one row per partition, 100,000 rows a refresh for a big fleet)
   and aiokafka's generic field-by-field decoding would take most of a refresh.
+- ``ConsumerGroupDescribe`` v0 (API key 69, KIP-848; aiokafka lacks it): the
+  members of a consumer-protocol group with their racks, subscriptions and
+  assignments (by topic id and name), the group's assignor and epochs.
+- ``Metadata`` v12 of every topic: the cluster's topic ids (v10+), which the
+  broker plugin's requests name topics by.
 
 All are built from aiokafka's own protocol types and sent through aiokafka's
 connection, which negotiates the version per connection: when a broker does not
@@ -20,7 +25,9 @@ fall back to aiokafka's own requests.
 
 from __future__ import annotations
 
+import base64
 import struct
+from dataclasses import dataclass
 from io import BytesIO
 from typing import ClassVar
 
@@ -33,6 +40,7 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
     CompactString,
     Int16,
     Int32,
+    Int64,
     Schema,
     String,
     TaggedFields,
@@ -306,3 +314,279 @@ class TopicMetadata(Request[MetadataRequestV5]):  # type: ignore[misc]
 
     def build(self, request_struct_class: type[MetadataRequestV5]) -> MetadataRequestV5:
         return request_struct_class(self._topics, False)
+
+
+# --- KIP-848: ConsumerGroupDescribe and topic ids ------------------------------------
+
+CONSUMER_GROUP_DESCRIBE_KEY = 69
+
+
+class _CompactReader(_Reader):
+    """Reads the flexible (compact) encodings of KIP-482: varints, compact strings and arrays."""
+
+    __slots__ = ()
+
+    def uvarint(self) -> int:
+        value = shift = 0
+        while True:
+            byte = self.data[self.pos]
+            self.pos += 1
+            value |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return value
+            shift += 7
+
+    def int8(self) -> int:
+        value = self.data[self.pos]
+        self.pos += 1
+        return value - 256 if value > 127 else value
+
+    def boolean(self) -> bool:
+        return self.int8() != 0
+
+    def compact_string(self) -> str | None:
+        length = self.uvarint() - 1
+        if length < 0:
+            return None
+        start, self.pos = self.pos, self.pos + length
+        return self.data[start : self.pos].decode("utf-8")
+
+    def compact_length(self) -> int:
+        """An array's element count (0 for a null array)."""
+        return max(0, self.uvarint() - 1)
+
+    def int32_array(self) -> list[int]:
+        return [self.int32() for _ in range(self.compact_length())]
+
+    def uuid(self) -> str:
+        """A Kafka ``Uuid`` as ``Uuid.toString()`` prints it: URL-safe base64, unpadded."""
+        start, self.pos = self.pos, self.pos + 16
+        return base64.urlsafe_b64encode(self.data[start : self.pos]).rstrip(b"=").decode("ascii")
+
+    def skip_tags(self) -> None:
+        for _ in range(self.uvarint()):
+            self.uvarint()  # tag
+            self.pos += self.uvarint()  # size, then the value skipped
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedTopicPartitions:
+    """One topic of a member's assignment: id, name and partitions."""
+
+    topic_id: str
+    topic: str
+    partitions: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedConsumerMember:
+    """One member of a consumer-protocol group, as ``ConsumerGroupDescribe`` reports it."""
+
+    member_id: str
+    instance_id: str | None
+    rack: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topics: tuple[str, ...]
+    subscribed_regex: str | None
+    assignment: tuple[DescribedTopicPartitions, ...]
+    target_assignment: tuple[DescribedTopicPartitions, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedConsumerGroup:
+    """One group of a ``ConsumerGroupDescribe`` answer."""
+
+    error_code: int
+    error_message: str | None
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[DescribedConsumerMember, ...]
+
+
+def _assignment(reader: _CompactReader) -> tuple[DescribedTopicPartitions, ...]:
+    topics = []
+    for _ in range(reader.compact_length()):
+        topic_id = reader.uuid()
+        name = reader.compact_string() or ""
+        partitions = tuple(sorted(reader.int32_array()))
+        reader.skip_tags()
+        topics.append(DescribedTopicPartitions(topic_id, name, partitions))
+    reader.skip_tags()
+    return tuple(sorted(topics, key=lambda t: t.topic))
+
+
+class ConsumerGroupDescribeResponseV0:
+    """``ConsumerGroupDescribe`` v0 (KIP-848) answer, decoded into frozen values.
+
+    v1 only adds each member's type (classic or consumer member); v0 is what the
+    view needs, and what every broker with consumer-protocol groups offers.
+    """
+
+    API_KEY: ClassVar[int] = CONSUMER_GROUP_DESCRIBE_KEY
+    API_VERSION: ClassVar[int] = 0
+
+    def __init__(self, throttle_time_ms: int, groups: tuple[DescribedConsumerGroup, ...]) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.groups = groups
+
+    @classmethod
+    def decode(cls, data: BytesIO) -> ConsumerGroupDescribeResponseV0:
+        reader = _CompactReader(_rest(data))
+        throttle = reader.int32()
+        groups = []
+        for _ in range(reader.compact_length()):
+            error_code = reader.int16()
+            error_message = reader.compact_string()
+            group_id = reader.compact_string() or ""
+            state = reader.compact_string() or ""
+            group_epoch = reader.int32()
+            assignment_epoch = reader.int32()
+            assignor = reader.compact_string() or ""
+            members = []
+            for _ in range(reader.compact_length()):
+                member_id = reader.compact_string() or ""
+                instance_id = reader.compact_string()
+                rack = reader.compact_string()
+                member_epoch = reader.int32()
+                client_id = reader.compact_string() or ""
+                client_host = reader.compact_string() or ""
+                subscribed = tuple(
+                    reader.compact_string() or "" for _ in range(reader.compact_length())
+                )
+                regex = reader.compact_string()
+                assignment = _assignment(reader)
+                target = _assignment(reader)
+                reader.skip_tags()
+                members.append(
+                    DescribedConsumerMember(
+                        member_id,
+                        instance_id,
+                        rack,
+                        member_epoch,
+                        client_id,
+                        client_host,
+                        subscribed,
+                        regex,
+                        assignment,
+                        target,
+                    )
+                )
+            reader.int32()  # authorized operations
+            reader.skip_tags()
+            groups.append(
+                DescribedConsumerGroup(
+                    error_code,
+                    error_message,
+                    group_id,
+                    state,
+                    group_epoch,
+                    assignment_epoch,
+                    assignor,
+                    tuple(members),
+                )
+            )
+        reader.skip_tags()
+        return cls(throttle, tuple(groups))
+
+
+class ConsumerGroupDescribeRequestV0(RequestStruct):  # type: ignore[misc]
+    FLEXIBLE_VERSION = True
+    API_KEY = CONSUMER_GROUP_DESCRIBE_KEY
+    API_VERSION = 0
+    RESPONSE_TYPE = ConsumerGroupDescribeResponseV0
+    SCHEMA = Schema(
+        ("groups", CompactArray(CompactString("utf-8"))),
+        ("include_authorized_operations", Boolean),
+        ("tags", TaggedFields),
+    )
+
+
+class ConsumerGroupDescribe(Request[ConsumerGroupDescribeRequestV0]):  # type: ignore[misc]
+    """``ConsumerGroupDescribe`` of one consumer-protocol group, v0."""
+
+    API_KEY = CONSUMER_GROUP_DESCRIBE_KEY
+
+    def __init__(self, group_id: str) -> None:
+        self._group_id = group_id
+
+    def build(
+        self, request_struct_class: type[ConsumerGroupDescribeRequestV0]
+    ) -> ConsumerGroupDescribeRequestV0:
+        return request_struct_class([self._group_id], False, {})
+
+
+class TopicIdsResponseV12:
+    """``Metadata`` v12 answer reduced to the cluster's topic ids: ``{topic id: topic name}``."""
+
+    API_KEY: ClassVar[int] = METADATA_KEY
+    API_VERSION: ClassVar[int] = 12
+
+    def __init__(self, topic_names: dict[str, str]) -> None:
+        self.topic_names = topic_names
+
+    @classmethod
+    def decode(cls, data: BytesIO) -> TopicIdsResponseV12:
+        reader = _CompactReader(_rest(data))
+        reader.int32()  # throttle time
+        for _ in range(reader.compact_length()):  # brokers: node id, host, port, rack
+            reader.int32()
+            reader.compact_string()
+            reader.int32()
+            reader.compact_string()
+            reader.skip_tags()
+        reader.compact_string()  # cluster id
+        reader.int32()  # controller id
+        names: dict[str, str] = {}
+        for _ in range(reader.compact_length()):
+            error = reader.int16()
+            name = reader.compact_string()
+            topic_id = reader.uuid()
+            reader.boolean()  # is internal
+            for _ in range(reader.compact_length()):
+                reader.pos += 14  # error code, partition, leader, leader epoch
+                reader.int32_array()  # replicas
+                reader.int32_array()  # in-sync replicas
+                reader.int32_array()  # offline replicas
+                reader.skip_tags()
+            reader.int32()  # topic authorized operations
+            reader.skip_tags()
+            if not error and name:
+                names[topic_id] = name
+        return cls(names)
+
+
+class TopicIdsRequestV12(RequestStruct):  # type: ignore[misc]
+    FLEXIBLE_VERSION = True
+    API_KEY = METADATA_KEY
+    API_VERSION = 12
+    RESPONSE_TYPE = TopicIdsResponseV12
+    SCHEMA = Schema(
+        (
+            "topics",
+            CompactArray(
+                # A Uuid is two int64s (most, then least significant bits); the view
+                # always sends a null array (every topic) and never fills these.
+                ("topic_id_high", Int64),
+                ("topic_id_low", Int64),
+                ("name", CompactString("utf-8")),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("allow_auto_topic_creation", Boolean),
+        ("include_topic_authorized_operations", Boolean),
+        ("tags", TaggedFields),
+    )
+
+
+class TopicIds(Request[TopicIdsRequestV12]):  # type: ignore[misc]
+    """Metadata of every topic of the cluster (topics null), for its topic ids, v12 only."""
+
+    API_KEY = METADATA_KEY
+
+    def build(self, request_struct_class: type[TopicIdsRequestV12]) -> TopicIdsRequestV12:
+        return request_struct_class(None, False, False, {})

@@ -11,11 +11,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Protocol
 
+from lagassign.lagview.consumer_index import ConsumerGroupIndex
 from lagassign.lagview.snapshot import GroupSnapshot
 
 
 class LagReader(Protocol):
     """The cached lag of tracked groups, and the health of the refresh loop."""
+
+    @property
+    def consumer_index(self) -> ConsumerGroupIndex: ...
 
     @property
     def first_snapshot_loaded(self) -> bool: ...

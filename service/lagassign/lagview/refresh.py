@@ -8,6 +8,14 @@ groups read, once per topic whatever the number of groups, and publishes one
 :class:`~lagassign.lagview.store.SnapshotStore`. Then it tells its listeners
 (:mod:`lagassign.lagview.listeners`).
 
+Consumer-protocol groups (KIP-848) are described with ``ConsumerGroupDescribe``;
+after each refresh the loop rebuilds the
+:class:`~lagassign.lagview.consumer_index.ConsumerGroupIndex` (member id ->
+group, topic id -> name from one ``Metadata`` request) that resolves the broker
+plugin's requests. With ``track_consumer_groups`` every consumer-protocol group
+of the cluster is tracked, so a group that opts in to the plugin is known
+without being named in the settings.
+
 When Kafka is down the loop keeps the last snapshots, marks them stale, records
 the error, drops the clients and builds new ones on the next refresh, so it
 recovers by itself when the broker returns.
@@ -28,7 +36,9 @@ from lagassign.lagview.clients import (
     OpenClients,
     failure_text,
 )
+from lagassign.lagview.consumer_index import ConsumerGroupIndex
 from lagassign.lagview.errors import InvalidLagViewSettings
+from lagassign.lagview.groups import CONSUMER
 from lagassign.lagview.listeners import Refresh, RefreshListener
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import SnapshotStore
@@ -52,6 +62,7 @@ class RefreshLoop:
         interval_s: float = 5.0,
         listeners: Sequence[RefreshListener] = (),
         concurrency: int = 32,
+        track_consumer_groups: bool = False,
     ) -> None:
         if interval_s <= 0:
             raise InvalidLagViewSettings("interval_s and request_timeout_s must be positive")
@@ -64,6 +75,10 @@ class RefreshLoop:
         self._concurrency = concurrency
         self._refresh_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._track_consumer_groups = track_consumer_groups
+        #: Member id -> consumer-protocol group, topic id -> name (the broker plugin's requests).
+        self.consumer_index = ConsumerGroupIndex()
+        self._topic_names: dict[str, str] = {}
 
         #: True once a refresh has reached Kafka (even if it found no groups).
         self.first_snapshot_loaded = False
@@ -147,6 +162,9 @@ class RefreshLoop:
             await clients.drop()
             return [reason], []
         group_ids = store.list_groups(listed)
+        if self._track_consumer_groups:
+            consumer = {g.group_id for g in listed if g.group_type == CONSUMER}
+            group_ids = sorted(consumer.union(group_ids))
         # The offsets of the topics these groups read last time are read while
         # the groups are; a topic new to this refresh is read once they are done.
         expected = store.topics_of(group_ids)
@@ -171,10 +189,29 @@ class RefreshLoop:
         ]
         fresh = store.publish(reads, offsets, as_of)
         store.forget_untracked(set(group_ids))
+        errors += await self._index_consumer_groups(opened)
         self.kafka_up = True
         self.first_snapshot_loaded = True
         self.last_refresh_ok = store.clock()
         return errors, fresh
+
+    async def _index_consumer_groups(self, opened: OpenClients) -> list[str]:
+        """Rebuild the member index and topic names; the error, if the topic ids failed."""
+        members: dict[str, list[str]] = {}
+        described: dict[str, str] = {}
+        for group_id, snapshot in self.store.snapshots().items():
+            if snapshot.protocol_type == CONSUMER:
+                members[group_id] = [m.member_id for m in snapshot.members]
+                described.update(snapshot.topic_ids)
+        errors: list[str] = []
+        if members:
+            try:
+                self._topic_names = await opened.groups.topic_ids()
+            except KAFKA_FAILURES as exc:
+                # Keep the last names: a topic's id never changes while it exists.
+                errors.append(f"topic ids: {failure_text(exc)}")
+        self.consumer_index.rebuild(members, {**described, **self._topic_names})
+        return errors
 
     async def _read_groups(self, opened: OpenClients, group_ids: list[str]) -> list[GroupRead]:
         gate = asyncio.Semaphore(self._concurrency)

@@ -51,6 +51,10 @@ class MemberDescription:
     ``assignment`` is the member's live assignment (topic -> sorted partition
     ids), decoded from its assignment bytes; empty when the group is not
     stable or uses a protocol whose assignment cannot be decoded.
+
+    A member of a consumer-protocol group (``ConsumerGroupDescribe``) also has
+    its ``rack``, its ``subscribed_topics`` and its ``member_epoch``; a classic
+    member leaves them ``None``/empty.
     """
 
     member_id: str
@@ -58,6 +62,9 @@ class MemberDescription:
     client_id: str
     host: str
     assignment: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    rack: str | None = None
+    subscribed_topics: tuple[str, ...] = ()
+    member_epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +84,11 @@ class GroupSnapshot:
     - ``stale``: the snapshot (or part of it) is older than the last refresh.
     - ``reset_policy``/``isolation``: the group's settings the lags were
       computed with.
+    - ``group_epoch``/``assignment_epoch``: a consumer-protocol group's epochs
+      (``None`` for a classic group); ``assignment_strategy`` is then the
+      broker-side assignor (``uniform``, ``range``, ``lagassign``).
+    - ``topic_ids``: topic id -> name for the topics its members are assigned
+      (consumer-protocol groups only).
     """
 
     group_id: str
@@ -90,6 +102,9 @@ class GroupSnapshot:
     stale: bool = False
     reset_policy: ResetPolicy = "latest"
     isolation: Isolation = "read_uncommitted"
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
+    topic_ids: Mapping[str, str] = field(default_factory=dict)
 
     def lags_by_topic(self) -> dict[str, list[int]]:
         """Topic -> lag per partition id (index = partition), topics sorted.

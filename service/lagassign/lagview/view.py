@@ -38,7 +38,9 @@ class LagView(RefreshLoop):
       ``read_uncommitted``;
     - ``request_timeout_s``: the bound on each request (per group, per topic);
     - ``listeners``: told of every refresh (the history recorder, the metrics);
-    - ``concurrency``: how many groups are read at once.
+    - ``concurrency``: how many groups are read at once;
+    - ``track_consumer_groups``: track every consumer-protocol group (KIP-848)
+      of the cluster, so the broker plugin's requests resolve to them.
     """
 
     def __init__(
@@ -56,6 +58,7 @@ class LagView(RefreshLoop):
         request_timeout_s: float = 2.0,
         listeners: Sequence[RefreshListener] = (),
         concurrency: int = 32,
+        track_consumer_groups: bool = False,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         clients = KafkaClients(
@@ -72,7 +75,12 @@ class LagView(RefreshLoop):
             clock=clock,
         )
         super().__init__(
-            store, clients, interval_s=interval_s, listeners=listeners, concurrency=concurrency
+            store,
+            clients,
+            interval_s=interval_s,
+            listeners=listeners,
+            concurrency=concurrency,
+            track_consumer_groups=track_consumer_groups,
         )
         self.request_timeout_s = request_timeout_s
 
