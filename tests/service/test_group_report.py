@@ -10,8 +10,8 @@ import pytest
 
 from lagassign.assign.answer_log import AnswerRecord
 from lagassign.groups.report import (
-    CONSUMER_PROTOCOL_WARNING,
     GroupReport,
+    consumer_protocol_note,
     group_report,
     group_summary,
     live_assignment,
@@ -113,11 +113,28 @@ def test_a_member_with_an_unknown_lag_counts_it_apart() -> None:
     assert (only.partitions, only.lag, only.unknown_partitions) == (2, 7, 1)
 
 
-def test_consumer_protocol_groups_carry_the_warning() -> None:
-    consumer = report_of(replace(EXAMPLE, protocol_type="consumer"))
-    assert consumer.header.protocol_warning == CONSUMER_PROTOCOL_WARNING
-    assert consumer.to_json()["header"]["protocol_warning"] == CONSUMER_PROTOCOL_WARNING
-    assert report_of(EXAMPLE).header.protocol_warning is None
+def test_consumer_protocol_groups_are_in_reach_with_a_note_on_their_assignor() -> None:
+    uniform = replace(
+        EXAMPLE,
+        protocol_type="consumer",
+        assignment_strategy="uniform",
+        group_epoch=7,
+        assignment_epoch=7,
+    )
+    header = report_of(uniform).to_json()["header"]
+    assert header["protocol_note"] == consumer_protocol_note("uniform")
+    assert "group.remote.assignor=lagassign" in header["protocol_note"]
+    assert "'uniform'" in header["protocol_note"]
+    assert (header["group_epoch"], header["assignment_epoch"]) == (7, 7)
+    # What balanced would do is shown for it as for a classic group.
+    now, classic_now = report_of(uniform).skew.default_now, report_of(EXAMPLE).skew.default_now
+    assert now is not None
+    assert classic_now is not None
+    assert (now.max_lag, now.member_lag) == (classic_now.max_lag, classic_now.member_lag)
+    on_plugin = report_of(replace(uniform, assignment_strategy="lagassign")).header
+    assert on_plugin.protocol_note == consumer_protocol_note("lagassign")
+    assert "broker plugin" in (on_plugin.protocol_note or "")
+    assert report_of(EXAMPLE).header.protocol_note is None
 
 
 def test_freshness_age_and_staleness() -> None:

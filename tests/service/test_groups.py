@@ -75,7 +75,7 @@ async def test_one_group_as_json(client: httpx.AsyncClient) -> None:
     body = (await client.get("/groups/orders", headers={"accept": "*/*"})).json()
     assert body["group_id"] == "orders"
     assert body["header"]["state"] == "Stable"
-    assert body["header"]["protocol_warning"] is None
+    assert body["header"]["protocol_note"] is None
     assert [m["lag"] for m in body["members"]] == [2000, 20]
     assert [r["partition"] for r in body["partitions"]] == [0, 1, 2, 3]
     assert body["skew"]["default_strategy"] == "balanced"
@@ -181,16 +181,21 @@ async def test_the_html_list_links_every_group(view: FakeLagView) -> None:
     assert 'href="/groups/payments"' in page
 
 
-async def test_consumer_protocol_groups_show_the_warning(view: FakeLagView) -> None:
+async def test_consumer_protocol_groups_show_their_assignor_and_how_to_opt_in(
+    view: FakeLagView,
+) -> None:
     view.cached["kip848"] = skewed("kip848", protocol_type="consumer")
     async with served(app_for(view)) as c:
         page = (await c.get("/groups/kip848", headers=HTML)).text
         body = (await c.get("/groups/kip848")).json()
         classic = (await c.get("/groups/orders", headers=HTML)).text
-    assert 'id="protocol-warning"' in page
-    assert "do not apply" in page
-    assert "do not apply" in body["header"]["protocol_warning"]
-    assert 'id="protocol-warning"' not in classic
+    assert 'id="protocol-note"' in page
+    assert "group.remote.assignor=lagassign" in page
+    assert "do not apply" not in page
+    assert "group.remote.assignor=lagassign" in body["header"]["protocol_note"]
+    # "balanced now" is computed for it as for a classic group.
+    assert body["skew"]["default_strategy_now"]["max_lag"] == 1010
+    assert 'id="protocol-note"' not in classic
 
 
 async def test_a_kafka_outage_shows_on_every_group_but_one_groups_failure_only_on_it(

@@ -113,7 +113,7 @@ def test_the_group_page_in_chromium(
     assert len(page.rows_of("member")) == 2
     assert len(page.rows_of("answer")) == 1
     assert {"members", "skew", "default-now", "hot", "answers", "partitions"} <= page.ids
-    assert "protocol-warning" not in page.ids
+    assert "protocol-note" not in page.ids
 
     # The screenshot shows the bars at those widths (the first orange band is the legend).
     image = read_png(SCREENSHOT)

@@ -36,6 +36,7 @@ th, td { white-space: nowrap; }
 th { background: #f2f4f7; font-weight: 600; } td.num, th.num { text-align: right; }
 td.null { color: #8a94a3; font-style: italic; }
 .warning { background: #fff4d6; border: 1px solid #e0b232; padding: .6rem .8rem; margin: .8rem 0; }
+.note { background: #eef5ff; border: 1px solid #7aa7e0; padding: .6rem .8rem; margin: .8rem 0; }
 .error { background: #fde8e8; border: 1px solid #d64545; padding: .6rem .8rem; margin: .8rem 0; }
 .facts { display: flex; flex-wrap: wrap; gap: .4rem 1.6rem; margin: .5rem 0; }
 .facts div span { color: #5b6573; margin-right: .3rem; }
@@ -104,10 +105,8 @@ def render_group(report: GroupReport) -> str:
         '<p><a href="/groups">all groups</a></p>',
         f"<h1>Group <code>{escape(report.group_id)}</code></h1>",
     ]
-    if h.protocol_warning:
-        body.append(
-            f'<div class="warning" id="protocol-warning">{escape(h.protocol_warning)}</div>'
-        )
+    if h.protocol_note:
+        body.append(f'<div class="note" id="protocol-note">{escape(h.protocol_note)}</div>')
     if f.last_refresh_error:
         body.append(
             f'<div class="error" id="refresh-error">Last refresh failed: '
@@ -118,6 +117,11 @@ def render_group(report: GroupReport) -> str:
         fact("state", h.state),
         fact("protocol type", h.protocol_type),
         fact("assignment strategy", h.assignment_strategy),
+        *(
+            [fact("group epoch", h.group_epoch), fact("assignment epoch", h.assignment_epoch)]
+            if h.protocol_type == "consumer"
+            else []
+        ),
         fact("members", h.members),
         fact("partitions", h.partitions),
         fact("total lag", h.total_lag),
@@ -373,7 +377,7 @@ def fact(label: str, value: object) -> str:
 
 def protocol_text(h: GroupHeader) -> str | None:
     if h.protocol_type == "consumer":
-        return "consumer: the broker assigns, lagassign does not apply"
+        return f"consumer: the broker assigns ({h.assignment_strategy or 'its own assignor'})"
     return h.protocol_type
 
 

@@ -4,8 +4,9 @@ From the group's cached :class:`~lagassign.lagview.snapshot.GroupSnapshot` and t
 last answers the service computed for it (:class:`~lagassign.assign.answer_log.AnswerRecord`):
 
 - freshness: ``as_of``, ``age_seconds``, ``stale``, the last refresh error;
-- header: state, protocol type (with a warning for the ``consumer`` protocol, where
-  the broker assigns and client-side assignors do not apply), strategy, counts;
+- header: state, protocol type, strategy (for a ``consumer``-protocol group, KIP-848,
+  the broker's assignor, its epochs, and a note on how it opts in to lagassign's
+  broker plugin when it does not use it yet), counts;
 - per partition, the rows of ``kafka-consumer-groups --describe`` (unknown = ``None``);
 - per member of the live assignment: partitions, lag sum, share of the group's lag;
 - skew: the imbalance of the live assignment now, what the default strategy would
@@ -40,10 +41,24 @@ from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
 HOT_PARTITIONS = 5
 
-CONSUMER_PROTOCOL_WARNING = (
-    "This group uses Kafka's new consumer group protocol (KIP-848): the broker assigns "
-    "its partitions, so client-side assignors, and so lagassign, do not apply to it."
-)
+PLUGIN_ASSIGNOR = "lagassign"
+
+
+def consumer_protocol_note(assignor: str | None) -> str:
+    """What a consumer-protocol group's header says about its assignor."""
+    if assignor == PLUGIN_ASSIGNOR:
+        return (
+            "This group uses Kafka's new consumer group protocol (KIP-848) and the broker "
+            "assigns it with lagassign's broker plugin (group.remote.assignor=lagassign)."
+        )
+    named = f"its '{assignor}' assignor" if assignor else "its own assignor"
+    return (
+        "This group uses Kafka's new consumer group protocol (KIP-848): the broker assigns "
+        f"it with {named}, which balances partition counts, not lag. With lagassign's broker "
+        "plugin on the brokers it opts in with the consumer setting "
+        "group.remote.assignor=lagassign; 'balanced now' shows what that would give."
+    )
+
 
 MatchStatus = Literal["matches", "differs", "pending", "unknown"]
 TopicPartition = tuple[str, int]
@@ -78,17 +93,23 @@ class GroupHeader:
     partitions: int
     total_lag: int
     unknown_partitions: int
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
 
     @property
-    def protocol_warning(self) -> str | None:
-        return CONSUMER_PROTOCOL_WARNING if self.protocol_type == "consumer" else None
+    def protocol_note(self) -> str | None:
+        if self.protocol_type != "consumer":
+            return None
+        return consumer_protocol_note(self.assignment_strategy)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "state": self.state,
             "protocol_type": self.protocol_type,
-            "protocol_warning": self.protocol_warning,
+            "protocol_note": self.protocol_note,
             "assignment_strategy": self.assignment_strategy,
+            "group_epoch": self.group_epoch,
+            "assignment_epoch": self.assignment_epoch,
             "members": self.members,
             "partitions": self.partitions,
             "total_lag": self.total_lag,
@@ -373,6 +394,8 @@ def group_header(snapshot: GroupSnapshot | None) -> GroupHeader:
         partitions=len(snapshot.partitions),
         total_lag=snapshot.total_lag(),
         unknown_partitions=snapshot.unknown_partitions,
+        group_epoch=snapshot.group_epoch,
+        assignment_epoch=snapshot.assignment_epoch,
     )
 
 
@@ -464,7 +487,8 @@ def strategy_now(
     members = [
         Member(
             member_id=m.member_id,
-            topics=topics,
+            # A consumer-protocol member says what it subscribes to; a classic one does not.
+            topics=tuple(t for t in m.subscribed_topics if t in lags) or topics,
             group_instance_id=m.group_instance_id,
             owned={t: tuple(ps) for t, ps in live.get(m.member_id, {}).items() if t in lags},
         )
