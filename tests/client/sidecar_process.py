@@ -58,9 +58,14 @@ class SidecarProcess:
         self.log.close()
 
 
-def start_sidecar(log_path: Path, settings: Mapping[str, str]) -> SidecarProcess:
-    """Start ``lagassign serve`` with ``LAGASSIGN_*`` settings; return once ``/readyz`` is 200."""
-    port = free_port()
+def start_sidecar(
+    log_path: Path, settings: Mapping[str, str], port: int | None = None
+) -> SidecarProcess:
+    """Start ``lagassign serve`` with ``LAGASSIGN_*`` settings; return once ``/readyz`` is 200.
+
+    ``port``: a port chosen beforehand (a broker that calls the sidecar is told it first).
+    """
+    port = port or free_port()
     env = {**os.environ, **settings, "LAGASSIGN_HOST": "127.0.0.1", "LAGASSIGN_PORT": str(port)}
     log = log_path.open("wb")
     process = subprocess.Popen(

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import base64
 from io import BytesIO
 
 from aiokafka.protocol.commit import OffsetFetchResponse_v3  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataResponse_v5  # type: ignore[import-untyped]
+from aiokafka.protocol.types import (  # type: ignore[import-untyped]
+    CompactArray,
+    CompactString,
+    Int16,
+    Int32,
+    Schema,
+    TaggedFields,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagassign.lagview.protocol import MetadataResponseV5, OffsetFetchResponseV3
+from lagassign.lagview.groups import consumer_group_answer
+from lagassign.lagview.protocol import (
+    ConsumerGroupDescribeResponseV0,
+    MetadataResponseV5,
+    OffsetFetchResponseV3,
+)
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 int16 = st.integers(-(2**15), 2**15 - 1)
@@ -65,3 +79,112 @@ def test_metadata_v5(
         (error, topic, internal, [(p[0], p[1], p[2]) for p in partitions])
         for error, topic, internal, partitions in generic.topics
     ]
+
+
+def _described_topics() -> CompactArray:
+    return CompactArray(
+        ("topic_id", Bytes16()),
+        ("topic_name", CompactString("utf-8")),
+        ("partitions", CompactArray(Int32)),
+        ("tags", TaggedFields),
+    )
+
+
+class Bytes16:
+    """A Kafka ``Uuid`` field: 16 raw bytes (aiokafka has no such type)."""
+
+    def encode(self, value: bytes) -> bytes:
+        assert len(value) == 16
+        return value
+
+
+CONSUMER_GROUP_DESCRIBE_V0 = Schema(
+    ("throttle_time_ms", Int32),
+    (
+        "groups",
+        CompactArray(
+            ("error_code", Int16),
+            ("error_message", CompactString("utf-8")),
+            ("group_id", CompactString("utf-8")),
+            ("group_state", CompactString("utf-8")),
+            ("group_epoch", Int32),
+            ("assignment_epoch", Int32),
+            ("assignor_name", CompactString("utf-8")),
+            (
+                "members",
+                CompactArray(
+                    ("member_id", CompactString("utf-8")),
+                    ("instance_id", CompactString("utf-8")),
+                    ("rack_id", CompactString("utf-8")),
+                    ("member_epoch", Int32),
+                    ("client_id", CompactString("utf-8")),
+                    ("client_host", CompactString("utf-8")),
+                    ("subscribed_topic_names", CompactArray(CompactString("utf-8"))),
+                    ("subscribed_topic_regex", CompactString("utf-8")),
+                    ("assignment", Schema(("topics", _described_topics()), ("tags", TaggedFields))),
+                    ("target", Schema(("topics", _described_topics()), ("tags", TaggedFields))),
+                    ("tags", TaggedFields),
+                ),
+            ),
+            ("authorized_operations", Int32),
+            ("tags", TaggedFields),
+        ),
+    ),
+    ("tags", TaggedFields),
+)
+
+
+def test_consumer_group_describe_v0_reads_kafkas_layout() -> None:
+    t0 = bytes(range(16))
+    t1 = bytes(range(16, 32))
+    member = (
+        "m-1",
+        None,
+        "eu-1a",
+        5,
+        "client-1",
+        "/127.0.0.1",
+        ["t1", "t0"],
+        None,
+        ([(t1, "t1", [2, 0], {}), (t0, "t0", [1], {})], {}),
+        ([(t0, "t0", [1, 3], {})], {}),
+        {},
+    )
+    other = ("m-0", "static-0", None, 4, "c", "/h", ["t0"], "t.*", ([], {}), ([], {}), {})
+    group = (0, None, "orders", "Stable", 7, 6, "lagassign", [member, other], -(2**31), {})
+    encoded = CONSUMER_GROUP_DESCRIBE_V0.encode((12, [group], {}))
+    decoded = ConsumerGroupDescribeResponseV0.decode(BytesIO(encoded))
+    assert decoded.throttle_time_ms == 12
+    (g,) = decoded.groups
+    assert (g.error_code, g.group_id, g.state, g.group_epoch, g.assignment_epoch, g.assignor) == (
+        0,
+        "orders",
+        "Stable",
+        7,
+        6,
+        "lagassign",
+    )
+    first, second = g.members
+    assert (first.member_id, first.instance_id, first.rack, first.member_epoch) == (
+        "m-1",
+        None,
+        "eu-1a",
+        5,
+    )
+    assert (first.client_id, first.client_host) == ("client-1", "/127.0.0.1")
+    assert first.subscribed_topics == ("t1", "t0")
+    # Kafka prints a Uuid as URL-safe base64 without padding.
+    id0 = base64.urlsafe_b64encode(t0).rstrip(b"=").decode()
+    id1 = base64.urlsafe_b64encode(t1).rstrip(b"=").decode()
+    assert [(t.topic_id, t.topic, t.partitions) for t in first.assignment] == [
+        (id0, "t0", (1,)),
+        (id1, "t1", (0, 2)),
+    ]
+    assert [(t.topic, t.partitions) for t in first.target_assignment] == [("t0", (1, 3))]
+    assert (second.instance_id, second.rack, second.subscribed_regex) == ("static-0", None, "t.*")
+    described = consumer_group_answer(g)
+    assert described.assignment_strategy == "lagassign"
+    assert described.topic_ids == {id0: "t0", id1: "t1"}
+    assert [m.member_id for m in described.members] == ["m-0", "m-1"]
+    assert described.members[1].assignment == {"t0": (1,), "t1": (0, 2)}
+    assert described.members[1].rack == "eu-1a"

@@ -1,0 +1,312 @@
+"""The broker plugin calling a REAL ``lagassign serve``: lag-balanced consumer-protocol groups.
+
+A real broker started with the plugin (``deploy/local-kafka/kafka start
+--lagassign-url``) points at a real sidecar process on the same broker. The
+topic has a skewed backlog the consumers never commit (so the lag stays what
+was produced; the sidecar measures it with the ``earliest`` reset policy).
+
+Each group starts cold: the sidecar does not know its members yet, so the first
+assignment is Kafka's own ``uniform`` (the sidecar answers 404). Once a refresh
+has described the group (``ConsumerGroupDescribe``) and indexed its members, the
+next epoch (one more member joining) gets lagassign's ``balanced`` answer. The
+figures (worst member lag under lagassign and under ``uniform``, how long the
+indexing took) are printed (``pytest -s``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from confluent_kafka import Producer
+
+from tests.broker.consumers import (
+    JavaMember,
+    Owned,
+    consumers,
+    create_topic,
+    each_partition_once,
+    poll_mixed_until,
+)
+from tests.client.sidecar_process import SidecarProcess, free_port, start_sidecar
+from tests.kafka_fixture import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
+from tests.lagview.test_kafka_tool import parse_describe
+
+pytestmark = [pytest.mark.kafka, pytest.mark.java]
+
+# Generous for a loaded test machine: the sidecar answers from its cache in milliseconds.
+DEADLINE_MS = 500
+REFRESH_S = 1.0
+SETTLE_S = 120
+PARTITIONS = 12
+# Three hot partitions, spaced so that neither contiguous ranges nor round robin spread them.
+BACKLOG = [3_000 if p in (0, 3, 6) else 100 for p in range(PARTITIONS)]
+
+
+@dataclass
+class SidecarBroker:
+    kafka: LocalKafka
+    sidecar: SidecarProcess
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(
+            f"{self.sidecar.url}{path}", timeout=10.0, headers={"accept": "application/json"}
+        )
+
+
+@pytest.fixture(scope="module")
+def sidecar_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarBroker]:
+    port = free_port()
+    directory: Path = tmp_path_factory.mktemp("kafka-sidecar")
+    command = [
+        str(KAFKA_SCRIPT),
+        "start",
+        "--dir",
+        str(directory),
+        "--port",
+        "0",
+        "--lagassign-url",
+        f"http://127.0.0.1:{port}",
+        "--lagassign-timeout-ms",
+        str(DEADLINE_MS),
+        "--set",
+        "lagassign.breaker.failures=1000",
+        "--set",
+        "group.consumer.min.heartbeat.interval.ms=500",
+        "--set",
+        "group.consumer.heartbeat.interval.ms=500",
+    ]
+    subprocess.run(command, check=True, timeout=START_TIMEOUT_S + 120, capture_output=True)
+    kafka = LocalKafka(directory)
+    kafka.state = json.loads((directory / "broker.json").read_text())
+    try:
+        sidecar = start_sidecar(
+            directory / "sidecar.log",
+            {
+                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
+                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
+                "LAGASSIGN_RESET_POLICY": "earliest",
+            },
+            port=port,
+        )
+        try:
+            yield SidecarBroker(kafka, sidecar)
+        finally:
+            sidecar.stop()
+    finally:
+        kafka.stop()
+
+
+def produce_backlog(bootstrap: str, topic: str) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for partition, count in enumerate(BACKLOG):
+        for i in range(count):
+            producer.produce(topic, value=b"x" * 16, key=str(i).encode(), partition=partition)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+
+
+def worst_member_lag(state: Owned) -> int:
+    return max(sum(BACKLOG[p] for _, p in held) for held in state.values())
+
+
+def settled(topic: str, members: int) -> Callable[[Owned], bool]:
+    """Every member holds its share: each partition once, counts within one of each other.
+
+    Both ``uniform`` and ``balanced`` balance counts; the first member of a new group
+    holds everything until the others' assignments arrive, which is not settled.
+    """
+
+    def done(state: Owned) -> bool:
+        counts = [len(held) for held in state.values()]
+        return (
+            len(state) == members
+            and each_partition_once(state, topic, PARTITIONS)
+            and max(counts) - min(counts) <= 1
+        )
+
+    return done
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout_s: float) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not within {timeout_s} s")
+
+
+def group_json(sb: SidecarBroker, group: str) -> dict[str, Any] | None:
+    response = sb.get(f"/groups/{group}")
+    if response.status_code == 404:
+        return None
+    response.raise_for_status()
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def indexed(sb: SidecarBroker, group: str, member_ids: set[str]) -> bool:
+    """The sidecar's snapshot lists exactly these members (so its index knows them)."""
+    body = group_json(sb, group)
+    return body is not None and {m["member_id"] for m in body["members"]} == member_ids
+
+
+def uniform_worst(bootstrap: str, group: str, topic: str, members: int) -> int:
+    """The worst member lag of a group of ``members`` on ``uniform`` (Kafka's own), live."""
+    with consumers(bootstrap, group, topic, members, "uniform") as python:
+        state = poll_mixed_until(python, [], settled(topic, members), SETTLE_S)
+        assert settled(topic, members)(state), state
+        return worst_member_lag(state)
+
+
+def run_cold_group(
+    sb: SidecarBroker, group: str, topic: str, later_java: int, later_python: int
+) -> tuple[Owned, dict[str, Any], float]:
+    """One Java member starts the group cold (uniform), then more members join.
+
+    Returns the live assignment once they all hold the sidecar's answer, the
+    sidecar's /groups report of it, and how long after the cold-start assignment
+    the sidecar knew the group (its index held the first member).
+    """
+    bootstrap = sb.kafka.bootstrap
+    seconds = SETTLE_S * 3
+    java = [JavaMember(bootstrap, group, topic, "lagassign", seconds)]
+    try:
+        first = poll_mixed_until([], java, settled(topic, 1), SETTLE_S)
+        assert settled(topic, 1)(first), first
+        assigned_at = time.monotonic()
+        wait_for("the sidecar indexes the member", lambda: indexed(sb, group, set(first)), 60)
+        indexed_after_s = time.monotonic() - assigned_at
+        cold = group_json(sb, group)
+        assert cold is not None
+        # The cold start got Kafka's own assignment: the sidecar answered 404, recorded nothing.
+        assert cold["last_answers"] == [], cold["last_answers"]
+
+        java += [
+            JavaMember(bootstrap, group, topic, "lagassign", seconds) for _ in range(later_java)
+        ]
+        total = 1 + later_java + later_python
+        with consumers(bootstrap, group, topic, later_python, "lagassign") as python:
+
+            def answered_and_live() -> dict[str, Any] | None:
+                state = poll_mixed_until(python, java, settled(topic, total), 1.0)
+                if not settled(topic, total)(state):
+                    return None
+                body = group_json(sb, group)
+                if body is None or body["header"]["members"] != total:
+                    return None
+                if body["live_vs_last_answer"]["status"] != "matches":
+                    return None
+                if body["last_answers"][0]["members"] != total:
+                    return None
+                return {"state": state, "body": body}
+
+            found = wait_for("the sidecar's answer is live", answered_and_live, SETTLE_S)
+            state, body = found["state"], found["body"]
+            # The consumers' own view, the sidecar's view of the group and its last answer agree.
+            reported = {
+                m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
+                for m in body["members"]
+            }
+            assert reported == state
+            return state, body, indexed_after_s
+    finally:
+        for member in java:
+            member.close()
+
+
+def check_balanced_beats_uniform(
+    sb: SidecarBroker, group: str, topic: str, state: Owned, body: dict[str, Any]
+) -> tuple[int, int]:
+    last = body["last_answers"][0]
+    assert last["strategy"] == "balanced"
+    assert last["lag_source"] == "kafka"
+    ours = worst_member_lag(state)
+    assert last["max_lag"] == ours
+    assert body["header"]["protocol_type"] == "consumer"
+    assert body["header"]["assignment_strategy"] == "lagassign"
+    uniform = uniform_worst(sb.kafka.bootstrap, f"{group}-uniform", topic, len(state))
+    assert ours < uniform, (ours, uniform)
+    return ours, uniform
+
+
+def test_java_group_is_balanced_by_lag_after_a_cold_start(
+    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    create_topic(sidecar_broker.kafka.bootstrap, topic, PARTITIONS)
+    produce_backlog(sidecar_broker.kafka.bootstrap, topic)
+    state, body, indexed_after_s = run_cold_group(sidecar_broker, group, topic, 2, 0)
+    ours, uniform = check_balanced_beats_uniform(sidecar_broker, group, topic, state, body)
+    print(
+        f"\njava group: worst member lag {ours} with lagassign, {uniform} with uniform; "
+        f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
+    )
+
+
+def test_mixed_java_and_confluent_kafka_group_is_balanced_by_lag(
+    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    create_topic(sidecar_broker.kafka.bootstrap, topic, PARTITIONS)
+    produce_backlog(sidecar_broker.kafka.bootstrap, topic)
+    state, body, indexed_after_s = run_cold_group(sidecar_broker, group, topic, 1, 1)
+    ours, uniform = check_balanced_beats_uniform(sidecar_broker, group, topic, state, body)
+    print(
+        f"\nmixed group: worst member lag {ours} with lagassign, {uniform} with uniform; "
+        f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
+    )
+
+
+def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
+    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = sidecar_broker.kafka.bootstrap
+    create_topic(bootstrap, topic, PARTITIONS)
+    produce_backlog(bootstrap, topic)
+    with consumers(bootstrap, group, topic, 3, "uniform") as members:
+        state = poll_mixed_until(members, [], settled(topic, 3), SETTLE_S)
+        assert settled(topic, 3)(state), state
+        wait_for(
+            "the sidecar reads the group", lambda: indexed(sidecar_broker, group, set(state)), 60
+        )
+        described = sidecar_broker.kafka.consumer_groups("--describe", "--group", group)
+        body = group_json(sidecar_broker, group)
+        for member in members:
+            member.poll(0.05)
+    assert body is not None
+    kafka_rows = parse_describe(described, group)
+    assert len(kafka_rows) == PARTITIONS, described
+    ours = {
+        (p["topic"], p["partition"]): (
+            p["current_offset"],
+            p["log_end_offset"],
+            p["lag"] if p["current_offset"] is not None else None,
+            p["consumer_id"],
+            p["host"],
+            p["client_id"],
+        )
+        for p in body["partitions"]
+    }
+    assert ours == kafka_rows
+    # Nothing committed: Kafka prints "-"; the sidecar's earliest policy counts the backlog.
+    assert [p["lag"] for p in sorted(body["partitions"], key=lambda p: p["partition"])] == BACKLOG
+    header = body["header"]
+    assert header["protocol_type"] == "consumer"
+    assert header["assignment_strategy"] == "uniform"
+    assert header["state"] == "Stable"
+    assert header["group_epoch"] is not None
+    assert "group.remote.assignor=lagassign" in header["protocol_note"]
+    # What lagassign would change: balanced now beats the live uniform assignment.
+    now = body["skew"]["default_strategy_now"]
+    assert now["max_lag"] < body["skew"]["max_member_lag"]
