@@ -277,9 +277,20 @@ def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
     with consumers(bootstrap, group, topic, 3, "uniform") as members:
         state = poll_mixed_until(members, [], settled(topic, 3), SETTLE_S)
         assert settled(topic, 3)(state), state
-        wait_for(
-            "the sidecar reads the group", lambda: indexed(sidecar_broker, group, set(state)), 60
-        )
+
+        def stable_in_the_sidecar() -> bool:
+            body = group_json(sidecar_broker, group)
+            return (
+                body is not None
+                and body["header"]["state"] == "Stable"
+                and {
+                    m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
+                    for m in body["members"]
+                }
+                == state
+            )
+
+        wait_for("the sidecar sees the group stable", stable_in_the_sidecar, 60)
         described = sidecar_broker.kafka.consumer_groups("--describe", "--group", group)
         body = group_json(sidecar_broker, group)
         for member in members:

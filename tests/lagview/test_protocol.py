@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from io import BytesIO
+from typing import Any
 
 from aiokafka.protocol.commit import OffsetFetchResponse_v3  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataResponse_v5  # type: ignore[import-untyped]
@@ -137,7 +138,7 @@ CONSUMER_GROUP_DESCRIBE_V0 = Schema(
 def test_consumer_group_describe_v0_reads_kafkas_layout() -> None:
     t0 = bytes(range(16))
     t1 = bytes(range(16, 32))
-    member = (
+    member: tuple[Any, ...] = (
         "m-1",
         None,
         "eu-1a",
@@ -150,8 +151,31 @@ def test_consumer_group_describe_v0_reads_kafkas_layout() -> None:
         ([(t0, "t0", [1, 3], {})], {}),
         {},
     )
-    other = ("m-0", "static-0", None, 4, "c", "/h", ["t0"], "t.*", ([], {}), ([], {}), {})
-    group = (0, None, "orders", "Stable", 7, 6, "lagassign", [member, other], -(2**31), {})
+    other: tuple[Any, ...] = (
+        "m-0",
+        "static-0",
+        None,
+        4,
+        "c",
+        "/h",
+        ["t0"],
+        "t.*",
+        ([], {}),
+        ([], {}),
+        {},
+    )
+    group: tuple[Any, ...] = (
+        0,
+        None,
+        "orders",
+        "Stable",
+        7,
+        6,
+        "lagassign",
+        [member, other],
+        -(2**31),
+        {},
+    )
     encoded = CONSUMER_GROUP_DESCRIBE_V0.encode((12, [group], {}))
     decoded = ConsumerGroupDescribeResponseV0.decode(BytesIO(encoded))
     assert decoded.throttle_time_ms == 12

@@ -132,3 +132,13 @@ async def test_a_request_without_group_id_and_topic_ids_is_400() -> None:
     status, answer = await post(view, body)
     assert status == 400
     assert answer["error"]["message"].startswith("group_id:")
+
+
+async def test_unresolved_requests_are_counted_by_reason_and_the_index_is_a_gauge() -> None:
+    view = view_with({"orders": ["m-1", "m-2"]})
+    app = create_app(Settings.from_environ({}), lag_view=view)
+    async with served(app) as client:
+        await client.post("/assign", content=json.dumps(plugin_request("x-1")))
+        text = (await client.get("/metrics")).text
+    assert 'lagassign_assign_failures_total{reason="unknown_group"} 1.0' in text
+    assert "lagassign_consumer_group_members_indexed 2.0" in text

@@ -129,6 +129,7 @@ async def test_every_metric_name_of_the_design_is_exposed() -> None:
         "lagassign_lag_refresh_errors_total",
         "lagassign_kafka_up",
         "lagassign_build_info",
+        "lagassign_consumer_group_members_indexed",
     } <= names
     for counter in ("assign_requests", "assign_failures", "assignment_moved_partitions"):
         assert f"lagassign_{counter}_total{{" in text

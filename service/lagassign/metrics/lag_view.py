@@ -70,6 +70,11 @@ class LagViewCollector(Collector):
             "Lag refreshes that failed.",
             value=float(view.refresh_errors_total),
         )
+        yield GaugeMetricFamily(
+            "lagassign_consumer_group_members_indexed",
+            "Members of consumer-protocol groups the broker plugin's requests resolve through.",
+            value=float(view.consumer_index.members),
+        )
 
     def describe(self) -> Iterator[Metric]:
         # Describing would call collect(); nothing to check at registration.
