@@ -15,6 +15,7 @@ indexing took) are printed (``pytest -s``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import time
@@ -25,7 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
 
 from tests.broker.consumers import (
     JavaMember,
@@ -35,6 +36,7 @@ from tests.broker.consumers import (
     each_partition_once,
     poll_mixed_until,
 )
+from tests.client.members import AiokafkaMember
 from tests.client.sidecar_process import SidecarProcess, free_port, start_sidecar
 from tests.kafka_fixture import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
 from tests.lagview.test_kafka_tool import parse_describe
@@ -321,3 +323,106 @@ def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
     # What lagassign would change: balanced now beats the live uniform assignment.
     now = body["skew"]["default_strategy_now"]
     assert now["max_lag"] < body["skew"]["max_member_lag"]
+
+
+UPGRADE_REFUSED = (
+    "Cannot upgrade classic group {group} to consumer group because an unsupported custom "
+    "assignor is in use"
+)
+
+
+def join_online(bootstrap: str, group: str, topic: str, seconds: float) -> set[tuple[str, int]]:
+    """A consumer-protocol member tries to join ``group`` for ``seconds``; what it got."""
+    errors: list[str] = []
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "group.protocol": "consumer",
+            "group.remote.assignor": "lagassign",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "error_cb": lambda error: errors.append(str(error)),
+        }
+    )
+    got: set[tuple[str, int]] = set()
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            consumer.poll(0.2)
+            got |= {(tp.topic, tp.partition) for tp in consumer.assignment()}
+    finally:
+        consumer.close()
+    return got
+
+
+def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
+    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+) -> None:
+    """The Python shim sends subscription user data: Kafka refuses the online upgrade.
+
+    Stopping the classic members (the group empties, its committed offsets stay) and
+    starting consumer-protocol members with ``group.remote.assignor=lagassign`` works:
+    they resume from the committed offsets and the group is then assigned by lagassign.
+    """
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = sidecar_broker.kafka.bootstrap
+    create_topic(bootstrap, topic, PARTITIONS)
+    produce_backlog(bootstrap, topic)
+    everything = {(topic, p) for p in range(PARTITIONS)}
+
+    async def classic_phase() -> tuple[int, set[tuple[str, int]]]:
+        member = AiokafkaMember(
+            "classic-0", bootstrap, group, [topic], sidecar_broker.sidecar.url, 5.0
+        )
+        await member.start()
+        try:
+            deadline = time.monotonic() + SETTLE_S
+            while time.monotonic() < deadline and len(member.consumed()) < sum(BACKLOG):
+                await asyncio.sleep(0.2)
+            assert member.partitions() == everything
+            await asyncio.sleep(2.0)  # the last batch's commit
+            # Online: a consumer-protocol member asks to join the running classic group.
+            online = await asyncio.to_thread(join_online, bootstrap, group, topic, 15.0)
+            assert member.partitions() == everything  # the classic group went on untouched
+            return len(member.consumed()), online
+        finally:
+            await member.stop()
+
+    consumed, online = asyncio.run(classic_phase())
+    assert consumed == sum(BACKLOG)
+    assert online == set()
+    log = (sidecar_broker.kafka.directory / "kafka.log").read_text(errors="replace")
+    assert UPGRADE_REFUSED.format(group=group) in log
+
+    # Offline: the classic members are gone; consumer-protocol members take the group over.
+    with consumers(bootstrap, group, topic, 2, "lagassign") as members:
+        records = 0
+        deadline = time.monotonic() + SETTLE_S
+        state: Owned = {}
+        while time.monotonic() < deadline and not settled(topic, 2)(state):
+            for consumer in members:
+                message = consumer.poll(0.05)
+                if message is not None and message.error() is None:
+                    records += 1
+            state = {
+                c.memberid(): {(tp.topic, tp.partition) for tp in c.assignment()} for c in members
+            }
+        assert settled(topic, 2)(state), state
+
+        def converted() -> dict[str, Any] | None:
+            body = group_json(sidecar_broker, group)
+            if body is None or body["header"]["protocol_type"] != "consumer":
+                return None
+            return body
+
+        body = wait_for("the sidecar sees the converted group", converted, 60)
+        for _ in range(20):
+            for consumer in members:
+                message = consumer.poll(0.05)
+                if message is not None and message.error() is None:
+                    records += 1
+    # They resumed from the classic group's committed offsets: nothing was read again.
+    assert records == 0
+    assert all(p["current_offset"] == BACKLOG[p["partition"]] for p in body["partitions"])
