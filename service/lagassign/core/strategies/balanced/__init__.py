@@ -30,10 +30,9 @@ Rule.
    is used, each member of a given subscription taking the partition set it
    owned most of.
 5. Never worse than ``lag-aware``: when the answer's largest member lag is
-   above the one ``lag-aware`` gives on the same input, local moves continue
-   down to it (the fewest moves first when partitions were owned, then
-   re-dealing the heaviest). Both balance every topic; ``lag-aware`` can only
-   do better by leaving the totals uneven (two members, topics of three
+   above the one ``lag-aware`` gives on the same input and partitions were
+   owned, frugal local moves continue down to it. Both balance every topic;
+   ``lag-aware`` can only do better by leaving the totals uneven (two members, topics of three
    partitions [142, 71, 58] and [90, 55, 50]: 232 and 234 with two and four
    partitions, against 247 at best with three each). So next, hand-overs may
    leave the totals uneven; failing that, ``lag-aware``'s own answer is used,
@@ -56,9 +55,7 @@ frugal-moves                    near-fresh  yes      4: local moves that may mov
                                                      owned partitions
 redeal-heaviest                 near-fresh  yes      4: re-deal the heaviest
 fresh-answer                    near-fresh  yes      4: the fresh answer, relabelled
-patient-moves                   lag-aware   no       5: costless moves, patiently
 frugal-moves-to-lag-aware       lag-aware   yes      5: frugal moves
-redeal-heaviest-to-lag-aware    lag-aware   yes      5: re-deal the heaviest
 uneven-moves                    lag-aware   either   5: totals may go uneven
 lag-aware-answer                lag-aware   either   5: lag-aware's answer
 ==============================  ==========  =======  ==============================

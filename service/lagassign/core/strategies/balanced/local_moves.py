@@ -10,16 +10,15 @@ every step and the moves end. When ``h`` cannot be helped, any two members
 even out their lags with the same changes (which never raises the largest lag
 and may open a way for ``h``), and ``h`` tries again, a few times at most.
 
-What moves may do is one of four named rule sets (:class:`MoveRules`):
+What moves may do is one of three named rule sets (:class:`MoveRules`):
 
 - ``COSTLESS``: only changes that leave no more partitions away from their
   previous owner, so dealt partitions are rearranged freely but no owned
   partition leaves for nothing; stops when 32 changes in a row gained less than
   0.1% together (``Tuning.stall_steps``, ``Tuning.stall_gain``);
-- ``PATIENT``: the same changes, without stopping on small gains: for a goal
-  that must be reached, not merely approached;
 - ``FRUGAL``: any change, first those that bring both members to the goal with
-  the fewest moves; patient, and no evening out;
+  the fewest moves; patient (no stop on small gains: the goal must be reached,
+  not merely approached), and no evening out;
 - ``UNEVEN``: as frugal, and hand-overs may leave the totals uneven (each topic
   stays balanced).
 
@@ -47,11 +46,10 @@ from lagassign.core.strategies.balanced.tuning import Tuning
 
 @dataclass(frozen=True, slots=True)
 class MoveRules:
-    """What local moves may do (see the module docstring for the four named sets)."""
+    """What local moves may do (see the module docstring for the three named sets)."""
 
     name: str
-    frugal: bool  # any change, those reaching the goal with the fewest moves first
-    patient: bool  # keep going after small gains
+    frugal: bool  # any change, those reaching the goal with the fewest moves first; patient
     uneven: bool  # hand-overs may leave the totals uneven
 
     def budget(self, tuning: Tuning, partitions: int) -> int:
@@ -59,10 +57,9 @@ class MoveRules:
         return tuning.frugal_budget(partitions) if self.frugal else tuning.move_budget
 
 
-COSTLESS = MoveRules("costless", frugal=False, patient=False, uneven=False)
-PATIENT = MoveRules("patient", frugal=False, patient=True, uneven=False)
-FRUGAL = MoveRules("frugal", frugal=True, patient=True, uneven=False)
-UNEVEN = MoveRules("uneven", frugal=True, patient=True, uneven=True)
+COSTLESS = MoveRules("costless", frugal=False, uneven=False)
+FRUGAL = MoveRules("frugal", frugal=True, uneven=False)
+UNEVEN = MoveRules("uneven", frugal=True, uneven=True)
 
 
 def lower_max_lag(
@@ -71,7 +68,7 @@ def lower_max_lag(
     """Lower the largest member lag toward ``stop_at`` as far as ``rules`` let local moves go."""
     work = Budget(rules.budget(tuning, placement.index.partition_count))
     goal = stop_at if rules.frugal else None
-    improve(placement, base, stop_at, work, tuning, goal, rules.patient, rules.uneven)
+    improve(placement, base, stop_at, work, tuning, goal, rules.frugal, rules.uneven)
     for _ in range(0 if rules.frugal else tuning.evening_rounds):
         top = placement.max_load()
         side = Budget(min(work.left, tuning.evening_work))
@@ -79,7 +76,7 @@ def lower_max_lag(
         if top <= stop_at or given <= 0 or not even_out(placement, base, side, tuning):
             return
         work.left -= given - side.left
-        improve(placement, base, stop_at, work, tuning, None, rules.patient)
+        improve(placement, base, stop_at, work, tuning, None, patient=False)
         if placement.max_load() >= top:
             return
 

@@ -9,7 +9,10 @@ the last stage that ran *settled* it, and its name is the answer's
 ``settled_by``.
 
 Some stages run only when partitions were owned (their previous owners are
-known: moves must be frugal), others only when nothing was.
+known: moves must be frugal). Two stages were dropped because no benchmark or
+test answer was ever settled by them: patient costless moves toward
+``lag-aware`` when nothing was owned, and re-dealing the heaviest toward
+``lag-aware`` when something was.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from lagassign.core.strategies.balanced.goals import LAG_AWARE, NEAR_FRESH, Bar
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.local_moves import (
     FRUGAL,
-    PATIENT,
     UNEVEN,
     MoveRules,
     even_counts,
@@ -153,9 +155,7 @@ STAGES: Sequence[Stage] = (
     Stage("frugal-moves", NEAR_FRESH, True, _moves(FRUGAL)),
     Stage("redeal-heaviest", NEAR_FRESH, True, _redeal),
     Stage("fresh-answer", NEAR_FRESH, True, _fresh_answer),
-    Stage("patient-moves", LAG_AWARE, False, _moves(PATIENT)),
     Stage("frugal-moves-to-lag-aware", LAG_AWARE, True, _moves(FRUGAL)),
-    Stage("redeal-heaviest-to-lag-aware", LAG_AWARE, True, _redeal),
     Stage("uneven-moves", LAG_AWARE, None, _uneven_moves),
     Stage("lag-aware-answer", LAG_AWARE, None, _lag_aware_answer),
 )

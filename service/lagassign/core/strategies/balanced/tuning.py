@@ -15,7 +15,7 @@ class Tuning:
     # the answer with owned partitions kept stands when its largest member lag is
     # within this factor of the fresh answer's (the one computed as if nobody owned anything)
     tolerance: float = 1.05
-    # local moves: partitions looked at per call (deal, patient moves)
+    # local moves: partitions looked at per call (the deal's costless moves)
     move_budget: int = 2_000_000
     # more, per partition of the group, when owned partitions may move (frugal, uneven, redeal)
     frugal_budget_per_partition: int = 16
