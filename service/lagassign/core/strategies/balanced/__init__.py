@@ -31,7 +31,8 @@ Rule.
    owned most of.
 5. Never worse than ``lag-aware``: when the answer's largest member lag is
    above the one ``lag-aware`` gives on the same input and partitions were
-   owned, frugal local moves continue down to it. Both balance every topic;
+   owned, frugal local moves continue down to it, then re-dealing the
+   heaviest. Both balance every topic;
    ``lag-aware`` can only do better by leaving the totals uneven (two members, topics of three
    partitions [142, 71, 58] and [90, 55, 50]: 232 and 234 with two and four
    partitions, against 247 at best with three each). So next, hand-overs may
@@ -56,6 +57,7 @@ frugal-moves                    near-fresh  yes      4: local moves that may mov
 redeal-heaviest                 near-fresh  yes      4: re-deal the heaviest
 fresh-answer                    near-fresh  yes      4: the fresh answer, relabelled
 frugal-moves-to-lag-aware       lag-aware   yes      5: frugal moves
+redeal-heaviest-to-lag-aware    lag-aware   yes      5: re-deal the heaviest
 uneven-moves                    lag-aware   either   5: totals may go uneven
 lag-aware-answer                lag-aware   either   5: lag-aware's answer
 ==============================  ==========  =======  ==============================
