@@ -249,7 +249,10 @@ class JavaGroup:
                 continue
             at = float(event["t"])
             kind = event["e"]
-            if kind == "assigned":
+            if kind == "joining":
+                # The JVM has compiled and started the member: its join begins now.
+                record.stalled_since = at
+            elif kind == "assigned":
                 record.assigned(at)
             elif kind == "revoked" and int(event["held"]) == 0:
                 record.stall_begins(at)

@@ -4,6 +4,7 @@ assignor, time from the first record processed; the lower bound as a dashed line
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,9 @@ def plot(
     ``worst_member_lag``; ``lines[assignor]`` the run's JSON line (for the legend)."""
     figure, (group_axis, member_axis) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
     bound = None
+    caught_up = [
+        float(line["catch_up_s"]) for line in lines.values() if line.get("catch_up_s") is not None
+    ]
     for assignor, series in timelines.items():
         line = lines[assignor]
         caught = line.get("catch_up_s")
@@ -51,10 +55,11 @@ def plot(
     group_axis.set_ylabel("group lag (records)")
     member_axis.set_ylabel("worst member's lag (records)")
     member_axis.set_xlabel("seconds since the first record was processed")
-    group_axis.set_title(title, fontsize=10)
+    group_axis.set_title(textwrap.fill(title, 95), fontsize=9)
     group_axis.legend(loc="upper right", fontsize=8)
+    right = max([*caught_up, bound or 0.0]) * 1.15 + 1 if caught_up else None
     for axis in (group_axis, member_axis):
-        axis.set_xlim(left=0)
+        axis.set_xlim(left=0, right=right)
         axis.set_ylim(bottom=0)
         axis.grid(alpha=0.3)
     figure.tight_layout()

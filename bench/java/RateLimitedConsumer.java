@@ -49,7 +49,7 @@ public final class RateLimitedConsumer {
         AtomicBoolean running = new AtomicBoolean(true);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < members; i++) {
-            String name = args[6] + "-" + i;
+            String name = args[6] + i;
             Properties props = new Properties();
             props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
             props.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
