@@ -157,7 +157,9 @@ async def bench_scenario(
     run_id: str,
     out: Path,
 ) -> None:
-    topics = {t: f"catchup.{run_id}.{scenario.name}.{t}" for t in scenario.topics}
+    # Topic names allow only letters, digits, '.', '_' and '-'.
+    name = scenario.name.replace("+", "_")
+    topics = {t: f"catchup.{run_id}.{name}.{t}" for t in scenario.topics}
     for name in topics.values():
         await create_topic(bootstrap, name, scenario.partitions)
     await produce_counts(
@@ -182,7 +184,7 @@ async def bench_scenario(
             if why is not None:
                 emit({**skip_line(scenario.name, assignor, why), "start": start})
                 continue
-            group = f"catchup.{run_id}.{scenario.name}.{start}.{assignor}"
+            group = f"catchup.{run_id}.{name}.{start}.{assignor}"
             started = time.monotonic()
             result = await run_one(
                 bootstrap=bootstrap,

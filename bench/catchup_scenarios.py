@@ -17,8 +17,8 @@ Partition = tuple[str, int]
 
 @dataclass(frozen=True)
 class Production:
-    """Records per second written to each partition from ``start`` (seconds after the
-    group is launched); ``rates`` before ``switch_s`` and ``after`` from then on."""
+    """Records per second written to each partition from 0 on its clock (when the group
+    has formed); ``rates`` before ``switch_s`` and ``after`` from then on."""
 
     rates: Mapping[Partition, float]
     switch_s: float | None = None
@@ -30,7 +30,8 @@ class Production:
         return self.rates.get(partition, 0.0)
 
     def produced(self, partition: Partition, start_s: float, end_s: float) -> float:
-        """Records written to ``partition`` between ``start_s`` and ``end_s``."""
+        """Records written to ``partition`` between ``start_s`` and ``end_s`` (none before 0)."""
+        start_s = max(0.0, start_s)
         if end_s <= start_s:
             return 0.0
         if self.switch_s is None or end_s <= self.switch_s:
