@@ -169,14 +169,11 @@ async def bench_scenario(
     for start in starts:
         if start == "new-group" and scenario.production is not None:
             for assignor in assignors:
-                emit(
-                    skip_line(
-                        scenario.name,
-                        assignor,
-                        "a new group needs the topics to hold "
-                        "the backlog only; this scenario produces while it drains",
-                    )
+                why = (
+                    "a new group needs the topics to hold the backlog only;"
+                    " this scenario produces while it drains"
                 )
+                emit({**skip_line(scenario.name, assignor, why), "start": start})
             continue
         results: dict[str, RunResult] = {}
         for assignor in assignors:
