@@ -53,6 +53,7 @@ from catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s  # n
 from lagassign_client import LagAssignor  # noqa: E402
 from local_broker import local_broker  # noqa: E402
 
+STARTS: tuple[Start, ...] = ("existing-group", "new-group")
 CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
 CONSUMER_PROTOCOL = ("uniform", "lagassign-broker")
 ASSIGNORS = CLASSIC + CONSUMER_PROTOCOL
@@ -177,9 +178,9 @@ async def bench_scenario(
             continue
         results: dict[str, RunResult] = {}
         for assignor in assignors:
-            why = cannot_run(assignor)
-            if why is not None:
-                emit({**skip_line(scenario.name, assignor, why), "start": start})
+            missing = cannot_run(assignor)
+            if missing is not None:
+                emit({**skip_line(scenario.name, assignor, missing), "start": start})
                 continue
             group = f"catchup.{run_id}.{name}.{start}.{assignor}"
             started = time.monotonic()
@@ -264,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [s for s in scenarios if s.name in wanted]
     assignors = args.assignor or list(CLASSIC if args.quick else ASSIGNORS)
     start = args.start or ("existing-group" if args.quick else "both")
-    starts: list[Start] = ["existing-group", "new-group"] if start == "both" else [start]
+    starts: list[Start] = [s for s in STARTS if start in (s, "both")]
     began = time.monotonic()
     with local_broker(args.bootstrap, prefix="lagassign-catchup-") as bootstrap:
         asyncio.run(bench(bootstrap, chosen, assignors, starts, args.seed, args.out))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,7 +102,7 @@ def test_a_tiny_backlog_is_caught_up_no_faster_than_its_lower_bound(
     )
     topics = {t: f"bench-catchup-tiny.{t}" for t in scenario.topics}
 
-    async def run() -> dict[str, object]:
+    async def run() -> dict[str, Any]:
         for name in topics.values():
             await create_topic(bootstrap, name, scenario.partitions)
         await produce_counts(
