@@ -31,6 +31,7 @@ import inspect
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -266,6 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     assignors = args.assignor or list(CLASSIC if args.quick else ASSIGNORS)
     start = args.start or ("existing-group" if args.quick else "both")
     starts: list[Start] = [s for s in STARTS if start in (s, "both")]
+    # SIGTERM ends the run like Ctrl-C: the members, the sidecar and the broker stop.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     began = time.monotonic()
     with local_broker(args.bootstrap, prefix="lagassign-catchup-") as bootstrap:
         asyncio.run(bench(bootstrap, chosen, assignors, starts, args.seed, args.out))

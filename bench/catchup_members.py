@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition  # type: ignore[import-untyped]
+from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
@@ -289,19 +289,3 @@ class JavaGroup:
 
     def shim_decisions(self) -> dict[str, Any]:
         return {}
-
-
-async def positions_from(bootstrap: str, topics: Sequence[str]) -> dict[tuple[str, int], int]:
-    """Every partition's log start offset (where ``auto.offset.reset=earliest`` begins)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        tps = [
-            TopicPartition(t, p)
-            for t in topics
-            for p in sorted(consumer.partitions_for_topic(t) or ())
-        ]
-        begins = await consumer.beginning_offsets(tps)
-        return {(tp.topic, tp.partition): int(o) for tp, o in begins.items()}
-    finally:
-        await consumer.stop()
