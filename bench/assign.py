@@ -23,7 +23,12 @@ Per line:
   [0.9, 1.1]) with ``max_lag_ratio_perturbed`` (against the strategy's own fresh
   answer on the perturbed lags), ``moved_churn`` (one member leaves, one joins).
   A partition counts as moved when its previous owner (still in the group) does
-  not get it, so Kafka's withheld cooperative partitions count too.
+  not get it, so Kafka's withheld cooperative partitions count too;
+- ``settled_by``: the stage of the balanced strategy that settled the fresh
+  answer, and ``settled_by_by_input`` for the others (null for other
+  strategies); the summary counts them over every balanced answer.
+
+Every strategy runs with Python's cycle collector paused, as the service runs it.
 
 Each strategy runs in a forked child with a time limit; one that exceeds it is
 reported on a line with ``skipped``.
@@ -32,6 +37,7 @@ reported on a line with ``skipped``.
 from __future__ import annotations
 
 import argparse
+import gc
 import heapq
 import json
 import multiprocessing
@@ -39,6 +45,7 @@ import statistics
 import sys
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -47,7 +54,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from lagassign.core.model import Assignment, Rebalance  # noqa: E402
+from lagassign.core.model import Assignment, AssignmentResult, Rebalance  # noqa: E402
 from lagassign.core.strategies import STRATEGIES, run_strategy  # noqa: E402
 from scenarios import Scenario, build, churned, owning, perturbed  # noqa: E402
 
@@ -171,20 +178,31 @@ class Inputs:
         }
 
 
+def answer_of(strategy: str, rebalance: Rebalance) -> AssignmentResult:
+    """The strategy's answer, with the cycle collector paused around it as the service does."""
+    gc.disable()
+    try:
+        return run_strategy(strategy, rebalance)
+    finally:
+        gc.enable()
+
+
 def measure(inputs: Inputs, strategy: str) -> dict[str, Any]:
     """Everything about one strategy on one scenario (runs in a child process)."""
     rebalance = inputs.fresh
     wall, cpu = time.perf_counter(), time.process_time()
-    answer = run_strategy(strategy, rebalance).assignment
+    result = answer_of(strategy, rebalance)
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
+    answer = result.assignment
     tracemalloc.start()
-    run_strategy(strategy, rebalance)
+    answer_of(strategy, rebalance)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     follow = inputs.followers(answer)
-    answers = {name: run_strategy(strategy, r).assignment for name, r in follow.items()}
-    answers["fresh perturbed"] = run_strategy(strategy, inputs.fresh_perturbed).assignment
+    results = {name: answer_of(strategy, r) for name, r in follow.items()}
+    results["fresh perturbed"] = answer_of(strategy, inputs.fresh_perturbed)
+    answers = {name: r.assignment for name, r in results.items()}
     return {
         "compute_seconds": round(wall, 4),
         "compute_cpu_seconds": round(cpu, 4),
@@ -192,6 +210,8 @@ def measure(inputs: Inputs, strategy: str) -> dict[str, Any]:
         "memory_method": "tracemalloc peak, second untimed run",
         **quality(rebalance, answer),
         **stickiness(inputs, follow, answers),
+        "settled_by": result.settled_by,
+        "settled_by_by_input": {name: r.settled_by for name, r in results.items()},
     }
 
 
@@ -306,6 +326,8 @@ def summary(lines: list[dict[str, Any]], optimum_share: float | None) -> dict[st
         compared += len(pairs)
         violations += sum(ours > theirs for ours, theirs in pairs)
     balanced = [line for (_, s), line in by.items() if s == "balanced"]
+    settled = Counter(line["settled_by"] for line in balanced)
+    settled.update(s for line in balanced for s in line["settled_by_by_input"].values())
     gaps = sorted(line["gap_to_lower_bound"] for line in balanced)
     large = by.get((LARGEST, "balanced"), {})
     kafka_large = by.get((LARGEST, KAFKA), {})
@@ -323,6 +345,7 @@ def summary(lines: list[dict[str, Any]], optimum_share: float | None) -> dict[st
             (b["max_lag_ratio_perturbed"] for b in balanced), default=None
         ),
         "moved_churn_max": max((b["moved_churn"] for b in balanced), default=None),
+        "settled_by_counts": dict(settled.most_common()),
         "within_1pct_of_optimum_share": optimum_share,
         "large_case": LARGEST,
         "large_compute_seconds": large.get("compute_seconds"),

@@ -1,21 +1,26 @@
 """``make demo``: real consumers with the lagassign shim on the demo group, next to Kafka's range.
 
-    .venv/bin/python deploy/demo/consumers.py [--kafka-dir DIR] [--work-dir DIR]
+    .venv/bin/python deploy/demo/consumers.py [--kafka-dir DIR] [--work-dir DIR] [--rate N]
 
 1. starts the local broker (or uses the one ``make run`` left running in the same
    directory), creates the demo topics with their skewed lag for the group
    ``demo-orders`` (the same setup as ``make run``), and starts ``lagassign serve``
    on a free port;
 2. three aiokafka consumers with Kafka's range assignor join the group and hold
-   their partitions (paused, so the lag stays); the sidecar's ``/groups`` view gives
-   each member's lag;
-3. they leave, and three aiokafka consumers with ``lagassign_client.LagAssignor``
-   join instead: the group leader asks the sidecar, the members take its answer,
-   and the sidecar confirms the live assignment is its answer; the screen shows the
-   per-member lag under range and under lagassign side by side;
+   their partitions (paused) until the sidecar's ``/groups`` view shows each
+   member's lag; then they consume, each at most ``--rate`` records a second (a
+   fixed cost per record) and committing as they go, until the group's lag is
+   under 1% of the backlog: the catch-up time under range;
+3. they leave, the backlog is put back (the same committed offsets), and three
+   aiokafka consumers with ``lagassign_client.LagAssignor`` join instead: the group
+   leader asks the sidecar, the members take its answer, and the sidecar confirms
+   the live assignment is its answer; they consume the same way: the catch-up time
+   under lagassign;
 4. the sidecar is stopped and a fourth consumer joins: the leader falls back to
    aiokafka's range assignor within the deadline and the group carries on;
-5. everything it started stops, each by its pid.
+5. the per-member lag under range and under lagassign, side by side, and the two
+   catch-up times next to the lower bound; everything it started stops, each by
+   its pid.
 
 Stop ``make run`` first: its members hold the same group with the range assignor.
 """
@@ -34,10 +39,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
+from aiokafka import AIOKafkaConsumer, TopicPartition  # type: ignore[import-untyped]
+from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
+from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
+from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from lagassign.demo import (
     CONSUMED,
@@ -46,7 +54,6 @@ from lagassign.demo import (
     REPO,
     TARGET_LAG,
     Broker,
-    HoldPaused,
     Sidecar,
     commit_target_lag,
     create_topics,
@@ -63,6 +70,10 @@ TIMEOUT_S = 1.5
 DEADLINE_S = 90.0
 PARTITIONS = sum(len(lags) for lags in TARGET_LAG.values())
 TOTAL_LAG = sum(sum(lags) for lags in TARGET_LAG.values())
+RATE = 1_000  # records a second one member processes
+BATCH = 100
+CAUGHT_UP = 0.01  # caught up: the group's lag under 1% of the backlog
+SAMPLE_S = 0.25
 
 
 def say(text: str = "") -> None:
@@ -75,12 +86,30 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Member:
-    """One real consumer of the demo group that holds what it is given (paused)."""
+class HoldUntilGo(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Pause whatever the member is given until it is told to go."""
 
-    def __init__(self, bootstrap: str, name: str, assignor: Any) -> None:
+    def __init__(self, member: Member) -> None:
+        self.member = member
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        return None
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        if not self.member.going:
+            self.member.consumer.pause(*assigned)
+
+
+class Member:
+    """One real consumer of the demo group: holds what it is given (paused) until
+    :meth:`go`, then processes ``rate`` records a second, committing after each batch."""
+
+    def __init__(self, bootstrap: str, name: str, assignor: Any, rate: float) -> None:
         self.name = name
         self.assignor = assignor
+        self.rate = rate
+        self.going = False
+        self.records = 0
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=bootstrap,
             group_id=GROUP,
@@ -90,16 +119,31 @@ class Member:
             session_timeout_ms=30_000,
             heartbeat_interval_ms=1_000,
         )
-        self.consumer.subscribe(list(TARGET_LAG), listener=HoldPaused(self.consumer))
+        self.consumer.subscribe(list(TARGET_LAG), listener=HoldUntilGo(self))
         self._poll: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.consumer.start()
         self._poll = asyncio.create_task(self._keep_polling(), name=f"poll-{self.name}")
 
+    def go(self) -> None:
+        self.going = True
+        self.consumer.resume(*self.consumer.assignment())
+
     async def _keep_polling(self) -> None:
+        due = time.monotonic()
         while True:
-            await self.consumer.getmany(timeout_ms=500)
+            batch = await self.consumer.getmany(timeout_ms=500, max_records=BATCH)
+            n = sum(len(records) for records in batch.values())
+            if not n:
+                continue
+            now = time.monotonic()
+            due = max(due, now) + n / self.rate  # the fixed cost of each record
+            await asyncio.sleep(due - now)
+            self.records += n
+            offsets = {tp: records[-1].offset + 1 for tp, records in batch.items() if records}
+            with contextlib.suppress(KafkaError):  # rebalanced under the batch: read again
+                await self.consumer.commit(offsets)
 
     async def stop(self) -> None:
         if self._poll is not None:
@@ -115,6 +159,57 @@ class Member:
             return "-"
         n = self.assignor.assigned_by
         return f"by the sidecar ({n.strategy})" if n.by == "sidecar" else f"by range ({n.reason})"
+
+
+async def group_lag(admin: AIOKafkaAdminClient, ends: AIOKafkaConsumer) -> int:
+    """The group's lag from the broker: log end minus committed offset, every partition."""
+    tps = [TopicPartition(t, p) for t, lags in TARGET_LAG.items() for p in range(len(lags))]
+    committed = await admin.list_consumer_group_offsets(GROUP)
+    end = await ends.end_offsets(tps)
+    return sum(max(0, end[tp] - committed[tp].offset) for tp in tps if tp in committed)
+
+
+async def catch_up(bootstrap: str, members: Sequence[Member]) -> float:
+    """Let ``members`` go and time them until the group's lag is under 1% of what it was."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    ends = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await admin.start()
+    await ends.start()
+    try:
+        target = CAUGHT_UP * await group_lag(admin, ends)
+        started = time.monotonic()
+        for m in members:
+            m.go()
+        deadline = started + DEADLINE_S
+        while time.monotonic() < deadline:
+            await asyncio.sleep(SAMPLE_S)
+            if await group_lag(admin, ends) < target:
+                return time.monotonic() - started
+    finally:
+        await ends.stop()
+        await admin.close()
+    raise SystemExit(f"the group did not catch up within {DEADLINE_S:.0f} s")
+
+
+def lower_bound_s(rate: float) -> float:
+    """No assignment drains the backlog faster: the group's rate, or the largest partition."""
+    largest = max(max(lags) for lags in TARGET_LAG.values())
+    return max(TOTAL_LAG / (MEMBERS * rate), largest / rate)
+
+
+async def sidecar_sees_backlog(client: httpx.AsyncClient) -> None:
+    """Wait until the sidecar's cached lag of the group is the whole backlog again, so the
+    next rebalance is assigned on today's lag, not on the lag before it was put back."""
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            response = await client.get(f"/groups/{GROUP}")
+            if response.status_code == 200:
+                lags = [row["lag"] or 0 for row in response.json()["partitions"]]
+                if sum(lags) == TOTAL_LAG:
+                    return
+        await asyncio.sleep(0.5)
+    raise SystemExit(f"the sidecar did not see the backlog again within {DEADLINE_S:.0f} s")
 
 
 async def group_report(client: httpx.AsyncClient, *, members: int, answered: bool) -> Any:
@@ -189,7 +284,7 @@ async def wait_for_fallback(members: Sequence[Member]) -> None:
     raise SystemExit(f"the group did not settle on the fallback within {DEADLINE_S:.0f} s")
 
 
-async def demo(broker: Broker, work_dir: Path) -> None:
+async def demo(broker: Broker, work_dir: Path, rate: float) -> None:
     bootstrap = broker.bootstrap
     say(f"Kafka at {bootstrap}. The demo topics with skewed lag for the group {GROUP} ...")
     await create_topics(bootstrap)
@@ -207,37 +302,40 @@ async def demo(broker: Broker, work_dir: Path) -> None:
             say()
             say(f"{MEMBERS} aiokafka consumers with Kafka's range assignor join {GROUP} ...")
             members = [
-                Member(bootstrap, f"demo-consumer-{i}", RangePartitionAssignor)
+                Member(bootstrap, f"demo-consumer-{i}", RangePartitionAssignor, rate)
                 for i in range(MEMBERS)
             ]
             for m in members:
                 await m.start()
             ranged = member_rows(await group_report(client, members=MEMBERS, answered=False))
+            say(f"... they consume, {rate:,.0f} records/s each, until {GROUP} catches up ...")
+            range_s = await catch_up(bootstrap, members)
+            say(f"  caught up in {range_s:.1f} s under range.")
             for m in members:
                 await m.stop()
             members = []
 
-            say(f"... they leave; {MEMBERS} consumers with lagassign_client.LagAssignor join.")
+            say(f"... they leave; the backlog is put back ({TOTAL_LAG:,} records behind).")
+            await commit_target_lag(bootstrap)
+            await sidecar_sees_backlog(client)
+            say(f"{MEMBERS} consumers with lagassign_client.LagAssignor join {GROUP} ...")
             members = [
                 Member(
                     bootstrap,
                     f"demo-consumer-{i}",
                     LagAssignor(url=sidecar.url, group_id=GROUP, timeout_s=TIMEOUT_S),
+                    rate,
                 )
                 for i in range(MEMBERS)
             ]
             for m in members:
                 await m.start()
             report = await group_report(client, members=MEMBERS, answered=True)
-            say()
-            say(
-                f"Per-member lag of {GROUP} ({PARTITIONS} partitions, {TOTAL_LAG:,} records "
-                "behind), as the sidecar reads it from Kafka:"
-            )
-            for line in table(ranged, member_rows(report), {m.name: m.note() for m in members}):
-                say(line)
-            verdict = report["live_vs_last_answer"]
-            say(f"  the sidecar: the live assignment {verdict['status']} its last answer.")
+            notes = {m.name: m.note() for m in members}
+            verdict = report["live_vs_last_answer"]["status"]
+            say(f"... they consume, {rate:,.0f} records/s each, until {GROUP} catches up ...")
+            lagassign_s = await catch_up(bootstrap, members)
+            say(f"  caught up in {lagassign_s:.1f} s under lagassign.")
         say()
         say(f"The sidecar stops (pid {sidecar.process.pid}); a fourth consumer joins ...")
         stop_sidecar(sidecar)
@@ -246,6 +344,7 @@ async def demo(broker: Broker, work_dir: Path) -> None:
                 bootstrap,
                 f"demo-consumer-{MEMBERS}",
                 LagAssignor(url=sidecar.url, group_id=GROUP, timeout_s=TIMEOUT_S),
+                rate,
             )
         )
         await members[-1].start()
@@ -263,6 +362,24 @@ async def demo(broker: Broker, work_dir: Path) -> None:
             shown = " ".join(f"{t.removeprefix('demo.')}-{p}" for t, p in held)
             say(f"  {m.name}: {m.note()}: {shown}")
         say(f"  every one of the {PARTITIONS} partitions is owned, each by one member.")
+        say()
+        say(
+            f"Per-member lag of {GROUP} ({PARTITIONS} partitions, {TOTAL_LAG:,} records "
+            "behind) when each group formed, as the sidecar reads it from Kafka:"
+        )
+        for line in table(ranged, member_rows(report), notes):
+            say(line)
+        say(f"  the sidecar: the live assignment {verdict} its last answer.")
+        bound = lower_bound_s(rate)
+        say(
+            f"Catch-up time ({MEMBERS} members x {rate:,.0f} records/s, until the lag is under"
+            f" {CAUGHT_UP:.0%} of the backlog; no assignment beats {bound:.1f} s):"
+        )
+        say(f"  range      {range_s:6.1f} s  ({range_s / bound:.2f}x the lower bound)")
+        say(
+            f"  lagassign  {lagassign_s:6.1f} s  ({lagassign_s / bound:.2f}x the lower bound,"
+            f" {lagassign_s / range_s:.2f}x range's)"
+        )
     finally:
         say()
         also = " and the broker" if broker.started_here else ""
@@ -286,13 +403,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=DEMO_DIR / "consumers",
         help="the sidecar's log and lag history (default var/demo/consumers)",
     )
+    parser.add_argument(
+        "--rate", type=float, default=RATE, help="records a second each consumer processes"
+    )
     args = parser.parse_args(argv)
     # The shim's fallback warning is shown by the demo itself; aiokafka's notes are noise.
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     broker = start_broker(args.kafka_dir, None)
     try:
-        asyncio.run(demo(broker, args.work_dir.resolve()))
+        asyncio.run(demo(broker, args.work_dir.resolve(), args.rate))
     finally:
         stop_broker(broker)
     return 0

@@ -12,10 +12,11 @@ from lagassign.core.model import Assignment, AssignmentResult, Member, Rebalance
 from lagassign.core.ownership import previous_owners
 from lagassign.core.stats import moved_partitions
 from lagassign.core.strategies import lag_aware
-from lagassign.core.strategies.group_index import GroupIndex
-from lagassign.core.strategies.placement import Placement
-from lagassign.core.strategies.quotas import count_targets
-from lagassign.core.strategies.redeal import redeal_heaviest
+from lagassign.core.strategies.balanced.group_index import GroupIndex
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.quotas import count_targets
+from lagassign.core.strategies.balanced.redeal import redeal_heaviest
+from lagassign.core.strategies.balanced.tuning import Tuning
 from tests.core.checking import assign_checked
 from tests.strategies import rebalances
 
@@ -300,7 +301,8 @@ def test_redealing_the_heaviest_partitions_repairs_a_badly_paired_topic() -> Non
     fresh = balanced(make_rebalance([replace(m, owned={}) for m in members], partitions, lags))
     goal = 1.01 * max_lag(rebalance, fresh)
     assert placement.max_load() > goal
-    redealt = redeal_heaviest(placement, count_targets(index, []).base, goal, 1_000_000)
+    budget = Tuning(move_budget=1_000_000, frugal_budget_per_partition=0)
+    redealt = redeal_heaviest(placement, count_targets(index, []).base, goal, budget)
     assert redealt is not None
     assert redealt.max_load() <= goal
     assert 0 < redealt.moved() <= 0.1 * index.partition_count

@@ -76,10 +76,13 @@ class AssignmentResult:
     sorted list of partitions. ``revoked`` is used in the cooperative protocol
     only: member -> topic -> partitions that member owned, that now go to
     another member, and that are therefore withheld from everyone this round.
+    ``settled_by`` is the strategy's account of how it reached the answer, when
+    it gives one: the balanced strategy names the stage that settled it.
     """
 
     assignment: Assignment
     revoked: Assignment = field(default_factory=dict)
+    settled_by: str | None = None
 
 
 def make_rebalance(

@@ -3,8 +3,11 @@
 - ``member_lag``: the lag sum of each member's partitions (revoked ones excluded);
 - ``imbalance``: max member lag / mean member lag (1.0 when all lags are 0);
 - ``lower_bound``: max(mean member lag, largest single partition lag), a bound
-  no assignment can beat;
-- ``moved``: partitions given to a member other than their previous owner.
+  no assignment can beat (:func:`lower_bound`, which the balanced strategy
+  aims at too);
+- ``moved``: partitions given to a member other than their previous owner;
+- ``settled_by``: the strategy's own account of how it reached the answer, when
+  it gives one (the balanced strategy names the stage that settled it), else None.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ class AssignmentStats:
     imbalance: float
     lower_bound: float
     moved: int
+    settled_by: str | None = None
 
 
 def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> AssignmentStats:
@@ -34,7 +38,6 @@ def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> Assignme
         member_lag[member_id] = sum(sum(lags[t][p] for p in parts) for t, parts in topics.items())
     members = len(rebalance.members)
     total = sum(sum(v) for v in lags.values())
-    largest = max((max(v) for v in lags.values() if len(v)), default=0)
     max_lag = max(member_lag.values(), default=0)
     mean_lag = total / members if members else 0.0
     imbalance = max_lag / mean_lag if mean_lag > 0 else 1.0
@@ -45,9 +48,18 @@ def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> Assignme
         max_lag=max_lag,
         mean_lag=mean_lag,
         imbalance=imbalance,
-        lower_bound=max(mean_lag, float(largest)),
+        lower_bound=lower_bound(rebalance),
         moved=moved_partitions(rebalance, result),
+        settled_by=result.settled_by,
     )
+
+
+def lower_bound(rebalance: Rebalance) -> float:
+    """A largest member lag no assignment can beat: max(mean member lag, largest partition lag)."""
+    lags = rebalance.lags.values()
+    members = len(rebalance.members)
+    mean = sum(sum(v) for v in lags) / members if members else 0.0
+    return max(mean, float(max((max(v) for v in lags if len(v)), default=0)))
 
 
 def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:

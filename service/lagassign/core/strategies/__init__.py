@@ -1,21 +1,23 @@
 """Every assignment strategy, by the name the HTTP API and the CLI use.
 
-Each strategy is a pure function ``Rebalance -> Assignment`` that gives every
-partition of every subscribed topic to exactly one subscriber and lists every
-member. :func:`run_strategy` adds the cooperative protocol's withholding on top,
-the same way for every strategy.
+Each strategy is a pure function of a ``Rebalance`` that gives every partition
+of every subscribed topic to exactly one subscriber and lists every member. It
+returns the ``Assignment``, or an ``AssignmentResult`` when it also says how it
+reached it (``settled_by``). :func:`run_strategy` adds the cooperative
+protocol's withholding on top, the same way for every strategy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from lagassign.core.cooperative import withhold_moved
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import Assignment, AssignmentResult, Rebalance
 from lagassign.core.strategies import balanced, fair, lag_aware, range, roundrobin, sticky
 
-Strategy = Callable[[Rebalance], Assignment]
+Strategy = Callable[[Rebalance], Assignment | AssignmentResult]
 
 STRATEGIES: Mapping[str, Strategy] = {
     "range": range.assign,
@@ -23,7 +25,7 @@ STRATEGIES: Mapping[str, Strategy] = {
     "lag-aware": lag_aware.assign,
     "fair": fair.assign,
     "sticky": sticky.assign,
-    "balanced": balanced.assign,
+    "balanced": balanced.settle,
 }
 
 DEFAULT_STRATEGY = "balanced"
@@ -35,7 +37,9 @@ def run_strategy(name: str, rebalance: Rebalance) -> AssignmentResult:
     if strategy is None:
         known = ", ".join(STRATEGIES)
         raise InvalidRebalance(f"strategy {name!r} is unknown; use one of: {known}")
-    assignment = strategy(rebalance)
+    answer = strategy(rebalance)
+    result = answer if isinstance(answer, AssignmentResult) else AssignmentResult(answer)
     if rebalance.protocol == "cooperative":
-        return withhold_moved(rebalance, assignment)
-    return AssignmentResult(assignment=assignment)
+        withheld = withhold_moved(rebalance, result.assignment)
+        return replace(withheld, settled_by=result.settled_by)
+    return result

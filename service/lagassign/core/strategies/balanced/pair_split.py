@@ -2,7 +2,7 @@
 
 Single swaps and hand-overs get stuck when the partitions are few and their
 lags coarse (two members, 3 + 4 partitions). For two members ``h`` and ``o``
-holding at most ``MAX_ITEMS`` partitions of the topics both subscribe to,
+holding at most ``Tuning.split_max_partitions`` (14) partitions of the topics both subscribe to,
 every re-split of those partitions that keeps the count rules is tried: per
 topic each still holds P // C or P // C + 1, and their totals stay the same or
 trade places. The re-split leaving the larger of their lags lowest wins (the
@@ -20,17 +20,21 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from lagassign.core.strategies.placement import Placement
-
-MAX_ITEMS = 14
-MAX_SPLITS = 20_000  # re-splits tried per pair at most
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.tuning import Tuning
 
 # per topic: (partitions h takes, their lag sum, cost, those partitions)
 Option = tuple[int, int, int, tuple[int, ...]]
 
 
 def best_split(
-    placement: Placement, base: list[int], h: int, o: int, free: bool, uneven: bool = False
+    placement: Placement,
+    base: list[int],
+    h: int,
+    o: int,
+    free: bool,
+    tuning: Tuning,
+    uneven: bool = False,
 ) -> tuple[int, list[int], list[int]] | None:
     """The best exact re-split: (larger lag after, partitions h gives, partitions h takes)."""
     index = placement.index
@@ -42,7 +46,7 @@ def best_split(
             if topic_of[x] in shared:
                 pools.setdefault(topic_of[x], []).append(x)
     size = sum(len(pool) for pool in pools.values())
-    if size > MAX_ITEMS or size < 2:
+    if size > tuning.split_max_partitions or size < 2:
         return None
     options: list[list[Option]] = []
     for t in sorted(pools):
@@ -72,7 +76,7 @@ def best_split(
         depth, count, lag, moved, chosen = stack.pop()
         if depth == len(options):
             tried += 1
-            if tried > MAX_SPLITS:
+            if tried > tuning.split_max_tries:
                 return None
             if (uneven or outside_h + count in totals) and not (free and moved > 0):
                 larger = max(fixed_h + lag, fixed_o + pooled - lag)

@@ -5,16 +5,17 @@ Local moves change two members at a time. When a whole topic is out of shape
 partitions paired by chance) they stall long before the goal. Then the
 heaviest partitions are taken back and dealt again in rounds (:mod:`.lag_rounds`:
 largest lag to the least-loaded member), each member getting back as many of
-each topic as it gave, so every count stays. The share taken back grows,
-``SHARES``: 1%, 2%, 5%, 10%, 20%, 50% of the partitions, until the goal is met,
+each topic as it gave, so every count stays. The share taken back grows
+(``Tuning.redeal_shares``: 1%, 2%, 5%, 10%, 20%, 50% of the partitions) until the goal is met,
 each try polished by frugal local moves. What moves stays near the share taken
 back, far below handing out a whole fresh answer.
 
-Example: 1,000 members each hold two partitions of a topic with lags near
-5,000,000 (one in ten lower or higher by up to 10%) and 98 small ones. Taking
-back the heaviest 2% deals the 1,000 largest first, one each, then the 1,000
-smallest, the largest of them to the members that got the smallest: each pair
-ends near the mean.
+Example: 20 members each own two partitions of a topic read from earliest,
+i and i + 20, both of lag 5,000,000 + 25,000 i, and eight small ones (up to
+10,000 each) of another: the heaviest pairs sit together, 11,000,219 at most
+against 10,517,188 in the fresh answer. Taking back the heaviest 1% (two
+partitions) and polishing brings the largest to 10,620,808, within 1% of the
+fresh answer, moving 16 partitions of 200.
 """
 
 from __future__ import annotations
@@ -22,22 +23,24 @@ from __future__ import annotations
 import heapq
 import math
 
-from lagassign.core.strategies.lag_rounds import deal_rounds
-from lagassign.core.strategies.local_moves import lower_max_lag
-from lagassign.core.strategies.placement import Placement
-
-SHARES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+from lagassign.core.strategies.balanced.lag_rounds import deal_rounds
+from lagassign.core.strategies.balanced.local_moves import FRUGAL, lower_max_lag
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
 
 
 def redeal_heaviest(
-    placement: Placement, base: list[int], goal: float, budget: int
+    placement: Placement, base: list[int], goal: float, tuning: Tuning = TUNING
 ) -> Placement | None:
-    """The first re-deal of a growing share that brings the largest member lag to ``goal``."""
+    """The first re-deal of a growing share that brings the largest member lag to ``goal``.
+
+    Each try is polished by frugal local moves; None when no share gets there.
+    """
     index = placement.index
     lags, topic_of = index.lags, index.topic_of
     total = index.partition_count
     ranked: list[int] = []
-    for share in SHARES:
+    for share in tuning.redeal_shares:
         heavy = math.ceil(share * total)
         if heavy <= len(ranked):
             continue
@@ -53,7 +56,7 @@ def redeal_heaviest(
                 trial.give(x, m)
         unplaced = [[x for x in parts if x in taken] for parts in index.by_lag()]
         deal_rounds(trial, unplaced, open_slots)
-        lower_max_lag(trial, base, stop_at=goal, budget=budget, frugal=True)
+        lower_max_lag(trial, base, FRUGAL, stop_at=goal, tuning=tuning)
         if trial.max_load() <= goal:
             return trial
     return None

@@ -10,59 +10,73 @@ every step and the moves end. When ``h`` cannot be helped, any two members
 even out their lags with the same changes (which never raises the largest lag
 and may open a way for ``h``), and ``h`` tries again, a few times at most.
 
-Stickiness. By default only changes that leave no more partitions away from
-their previous owner are made, so dealt partitions are rearranged freely but no
-owned partition leaves for nothing. ``frugal`` allows any change, and first
-those that bring both members to ``stop_at`` with the fewest moves.
+What moves may do is one of three named rule sets (:class:`MoveRules`):
 
-Everything ends when the largest lag reaches ``stop_at``, when 32 changes in a
-row gained less than 0.1% together (unless ``patient``), or when the work
-budget (partitions looked at) is spent, which keeps huge groups fast.
+- ``COSTLESS``: only changes that leave no more partitions away from their
+  previous owner, so dealt partitions are rearranged freely but no owned
+  partition leaves for nothing; stops when 32 changes in a row gained less than
+  0.1% together (``Tuning.stall_steps``, ``Tuning.stall_gain``);
+- ``FRUGAL``: any change, first those that bring both members to the goal with
+  the fewest moves; patient (no stop on small gains: the goal must be reached,
+  not merely approached), and no evening out;
+- ``UNEVEN``: as frugal, and hand-overs may leave the totals uneven (each topic
+  stays balanced).
+
+Everything ends when the largest lag reaches the goal (``stop_at``), or when
+the work budget (partitions looked at, :class:`~.tuning.Tuning`) is spent,
+which keeps huge groups fast.
 """
 
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass
 
-from lagassign.core.strategies.changes import Budget, Change, apply_change, best_change, by_topic
-from lagassign.core.strategies.pair_split import best_split
-from lagassign.core.strategies.placement import Placement
+from lagassign.core.strategies.balanced.changes import (
+    Budget,
+    Change,
+    apply_change,
+    best_change,
+    by_topic,
+)
+from lagassign.core.strategies.balanced.pair_split import best_split
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.tuning import Tuning
 
-PARTNERS = 24  # the lightest members each step considers
-EVENING_ROUNDS = 3
-EVENING_WORK = 200_000  # work each evening round may take at most
-SPLIT_WORK = 2_000  # work charged for trying an exact re-split with one member
-STALL_STEPS, STALL_GAIN = 32, 1e-3  # stop when 32 changes gained under 0.1% together
+
+@dataclass(frozen=True, slots=True)
+class MoveRules:
+    """What local moves may do (see the module docstring for the three named sets)."""
+
+    name: str
+    frugal: bool  # any change, those reaching the goal with the fewest moves first; patient
+    uneven: bool  # hand-overs may leave the totals uneven
+
+    def budget(self, tuning: Tuning, partitions: int) -> int:
+        """Work the moves may take: more, per partition, when owned partitions may move."""
+        return tuning.frugal_budget(partitions) if self.frugal else tuning.move_budget
+
+
+COSTLESS = MoveRules("costless", frugal=False, uneven=False)
+FRUGAL = MoveRules("frugal", frugal=True, uneven=False)
+UNEVEN = MoveRules("uneven", frugal=True, uneven=True)
 
 
 def lower_max_lag(
-    placement: Placement,
-    base: list[int],
-    *,
-    stop_at: float,
-    budget: int,
-    frugal: bool = False,
-    patient: bool = False,
-    uneven: bool = False,
+    placement: Placement, base: list[int], rules: MoveRules, *, stop_at: float, tuning: Tuning
 ) -> None:
-    """Lower the largest member lag as far as the changes above can, within ``budget``.
-
-    ``patient`` (implied by ``frugal``) keeps going after small gains: for a
-    ``stop_at`` that must be reached, not merely approached. ``uneven`` lets
-    hand-overs leave the totals uneven (each topic stays balanced).
-    """
-    work = Budget(budget)
-    goal = stop_at if frugal else None
-    patient = patient or frugal
-    improve(placement, base, stop_at, work, goal, patient, uneven)
-    for _ in range(0 if frugal else EVENING_ROUNDS):
+    """Lower the largest member lag toward ``stop_at`` as far as ``rules`` let local moves go."""
+    work = Budget(rules.budget(tuning, placement.index.partition_count))
+    goal = stop_at if rules.frugal else None
+    improve(placement, base, stop_at, work, tuning, goal, rules.frugal, rules.uneven)
+    for _ in range(0 if rules.frugal else tuning.evening_rounds):
         top = placement.max_load()
-        side = Budget(min(work.left, EVENING_WORK))
+        side = Budget(min(work.left, tuning.evening_work))
         given = side.left
-        if top <= stop_at or given <= 0 or not even_out(placement, base, side):
+        if top <= stop_at or given <= 0 or not even_out(placement, base, side, tuning):
             return
         work.left -= given - side.left
-        improve(placement, base, stop_at, work, None, patient)
+        improve(placement, base, stop_at, work, tuning, None, patient=False)
         if placement.max_load() >= top:
             return
 
@@ -72,12 +86,15 @@ def improve(
     base: list[int],
     stop_at: float,
     work: Budget,
+    tuning: Tuning,
     goal: float | None = None,
     patient: bool = False,
     uneven: bool = False,
 ) -> int:
     """Change the most-loaded member while that helps; return how many changes were made."""
     topic_of = placement.index.topic_of
+    partners, topic_work = tuning.partners, tuning.topic_work
+    stall_steps, stall_gain = tuning.stall_steps, tuning.stall_gain
     load, held = placement.load, placement.held
     everyone = range(len(load))
     changes = 0
@@ -85,35 +102,35 @@ def improve(
     while work.left > 0:
         h = max(everyone, key=load.__getitem__)
         top = load[h]
-        if top <= stop_at or (not patient and _stalled(tops, top)):
+        if top <= stop_at or (not patient and _stalled(tops, top, stall_steps, stall_gain)):
             break
         tops.append(top)
         mine = by_topic(held[h], topic_of)
         lighter = heapq.nsmallest(
-            PARTNERS, (m for m in everyone if load[m] < top), key=load.__getitem__
+            partners, (m for m in everyone if load[m] < top), key=load.__getitem__
         )
         work.left -= len(held[h]) + len(load)
         best: Change | None = None
         for o in lighter:
-            change = best_change(placement, base, h, o, mine, work, goal, uneven)
+            change = best_change(placement, base, h, o, mine, work, topic_work, goal, uneven)
             if change is not None and (best is None or change < best):
                 best = change
             if best is not None and (goal is None or (best[0] == 0 and best[1] <= 1)):
                 break  # the lightest partner that helps will do
         if best is not None:
             apply_change(placement, h, best)
-        elif not _resplit(placement, base, h, lighter, work, goal is None, uneven):
+        elif not _resplit(placement, base, h, lighter, work, goal is None, uneven, tuning):
             break
         changes += 1
     return changes
 
 
-def _stalled(tops: list[int], top: int) -> bool:
-    """True when the last STALL_STEPS changes together gained under STALL_GAIN of the lag."""
-    return len(tops) >= STALL_STEPS and tops[-STALL_STEPS] - top < STALL_GAIN * top
+def _stalled(tops: list[int], top: int, steps: int, gain: float) -> bool:
+    """True when the last ``steps`` changes together gained under ``gain`` of the lag."""
+    return len(tops) >= steps and tops[-steps] - top < gain * top
 
 
-def even_out(placement: Placement, base: list[int], work: Budget) -> int:
+def even_out(placement: Placement, base: list[int], work: Budget, tuning: Tuning) -> int:
     """Make costless changes between any two members that lower the larger of their lags."""
     topic_of = placement.index.topic_of
     load, held = placement.load, placement.held
@@ -129,7 +146,7 @@ def even_out(placement: Placement, base: list[int], work: Budget) -> int:
             for b in reversed(order[i + 1 :]):
                 if load[b] >= load[a] or work.left <= 0:
                     break
-                change = best_change(placement, base, a, b, mine, work)
+                change = best_change(placement, base, a, b, mine, work, tuning.topic_work)
                 if change is not None:
                     apply_change(placement, a, change)
                     changes += 1
@@ -187,12 +204,13 @@ def _resplit(
     work: Budget,
     free: bool,
     uneven: bool,
+    tuning: Tuning,
 ) -> bool:
     """Apply the best exact re-split of ``h`` with one of ``lighter``, if any helps."""
     best: tuple[int, int, list[int], list[int]] | None = None
     for o in lighter:
-        work.left -= SPLIT_WORK
-        split = best_split(placement, base, h, o, free, uneven)
+        work.left -= tuning.split_work
+        split = best_split(placement, base, h, o, free, tuning, uneven)
         if split is not None and (best is None or split[0] < best[0]):
             best = (split[0], o, split[1], split[2])
     if best is None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from lagassign.core.strategies.placement import Placement
-from lagassign.core.strategies.quotas import CountTargets
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.quotas import CountTargets
 
 
 def keep_owned(

@@ -30,11 +30,8 @@ import heapq
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from lagassign.core.strategies.group_index import GroupIndex
-
-# Bounds the search for count-balancing chains; reached only by groups far
-# beyond the service's request limits.
-MAX_CHAIN_SEARCH = 5_000_000
+from lagassign.core.strategies.balanced.group_index import GroupIndex
+from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
 
 
 class CountTargets:
@@ -50,10 +47,14 @@ class CountTargets:
         return self.base[t] + (1 if m in self.extras[t] else 0)
 
 
-def count_targets(index: GroupIndex, owned: Sequence[Mapping[int, int]]) -> CountTargets:
+def count_targets(
+    index: GroupIndex, owned: Sequence[Mapping[int, int]], tuning: Tuning = TUNING
+) -> CountTargets:
     """Choose every topic's extras; ``owned[t]`` counts each member's previous partitions of t.
 
-    ``owned`` is empty when nobody owned anything.
+    ``owned`` is empty when nobody owned anything. The search for count-evening
+    chains stops after ``tuning.chain_search_work``, reached only by groups far
+    beyond the service's request limits.
     """
     subscribers = index.subscribers
     by_lag = index.by_lag()
@@ -89,7 +90,7 @@ def count_targets(index: GroupIndex, owned: Sequence[Mapping[int, int]]) -> Coun
             extras[t].add(m)
             total[m] += 1
             extra_lag[m] += weight[t]
-    _even_out(index, base, extras, total, owned)
+    _even_out(index, base, extras, total, owned, tuning.chain_search_work)
     return CountTargets(base, extras)
 
 
@@ -99,6 +100,7 @@ def _even_out(
     extras: list[set[int]],
     total: list[int],
     owned: Sequence[Mapping[int, int]],
+    budget: int,
 ) -> None:
     """Move extras along chains until no member holds two more than one it could feed."""
     members = range(len(index.member_ids))
@@ -106,7 +108,6 @@ def _even_out(
     for t, ms in enumerate(extras):
         for m in ms:
             extra_topics[m].append(t)
-    budget = MAX_CHAIN_SEARCH
     while budget > 0:
         low = min(total, default=0)
         moved = False

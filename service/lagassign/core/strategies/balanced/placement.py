@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lagassign.core.model import Assignment
-from lagassign.core.strategies.group_index import GroupIndex
+from lagassign.core.strategies.balanced.group_index import GroupIndex
 
 
 class Placement:

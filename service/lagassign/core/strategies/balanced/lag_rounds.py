@@ -19,7 +19,7 @@ sort per round, so a million partitions in 500 topics of 2,000 members take
 
 from __future__ import annotations
 
-from lagassign.core.strategies.placement import Placement
+from lagassign.core.strategies.balanced.placement import Placement
 
 
 def deal_rounds(

@@ -6,14 +6,14 @@ outside its replica racks looks for a partition of the same topic, held by a
 member inside one of those racks, to swap with. A swap keeps every count (one
 partition of the same topic each way), never makes the other partition lose a
 local replica, and is made only if both members end at or below the group's
-largest member lag before this pass times ``1 + RACK_SLACK`` (one per cent).
+largest member lag before this pass times ``1 + Tuning.rack_slack`` (one per cent).
 The partner whose lag is closest is preferred, so most swaps cost almost no lag
 at all. A swap that would take a partition from its previous owner (with no
 other going back home) is not made: racks never cost stickiness.
 
 Example: members a (rack r1) and b (rack r2); t-0 (lag 50, replicas on r2) is
 on a and t-1 (lag 49, replicas on r1) on b. Swapping makes both local and
-moves the largest member lag by one, well inside the slack.
+changes each member's lag by one (a 49, b 50), well inside the slack.
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Sequence
 
-from lagassign.core.strategies.placement import Placement
-
-RACK_SLACK = 0.01
-CLOSEST = 16  # partners looked at per rack, nearest lag first
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
 
 
-def place_by_rack(placement: Placement) -> int:
+def place_by_rack(placement: Placement, tuning: Tuning = TUNING) -> int:
     """Swap partitions onto members in their replicas' racks; return the swaps made."""
     index = placement.index
     rebalance = index.rebalance
@@ -35,7 +33,8 @@ def place_by_rack(placement: Placement) -> int:
     if not rebalance.partition_racks or all(r is None for r in rack_of):
         return 0
     lags, owner, load = index.lags, placement.owner, placement.load
-    limit = placement.max_load() * (1 + RACK_SLACK)
+    limit = placement.max_load() * (1 + tuning.rack_slack)
+    closest = tuning.rack_partners
     swaps = 0
     for t, topic in enumerate(index.topics):
         replica_racks = rebalance.partition_racks.get(topic)
@@ -63,7 +62,7 @@ def place_by_rack(placement: Placement) -> int:
                 continue
             best: tuple[int, int] | None = None  # (lag difference, partner)
             for rack in sorted(set(replica_racks[x - start])):
-                for y in _nearest(held_in.get(rack, []), lags[x]):
+                for y in _nearest(held_in.get(rack, []), lags[x], closest):
                     b = owner[y]
                     shift = lags[x] - lags[y]
                     if (
@@ -93,12 +92,12 @@ def place_by_rack(placement: Placement) -> int:
     return swaps
 
 
-def _nearest(pairs: list[tuple[int, int]], lag: int) -> list[int]:
-    """Up to CLOSEST partitions of ``pairs`` (sorted by lag), nearest ``lag`` first."""
+def _nearest(pairs: list[tuple[int, int]], lag: int, closest: int) -> list[int]:
+    """Up to ``closest`` partitions of ``pairs`` (sorted by lag), nearest ``lag`` first."""
     out: list[int] = []
     right = bisect_left(pairs, (lag, -1))
     left = right - 1
-    while len(out) < CLOSEST and (left >= 0 or right < len(pairs)):
+    while len(out) < closest and (left >= 0 or right < len(pairs)):
         if right >= len(pairs) or (left >= 0 and lag - pairs[left][0] <= pairs[right][0] - lag):
             out.append(pairs[left][1])
             left -= 1

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from lagassign.core.strategies.placement import Placement
-
-TOPIC_WORK = 4  # work charged per topic looked at, beside its partitions
+from lagassign.core.strategies.balanced.placement import Placement
 
 # (0, cost, partitions moved, shift, member, x, y) for a change reaching the goal, else
 # (1, larger lag after, cost, partitions moved, member, x, y); y = -1 when one moves
@@ -55,13 +53,15 @@ def best_change(
     o: int,
     mine: dict[int, list[int]],
     work: Budget,
+    topic_work: int,
     goal: float | None = None,
     uneven: bool = False,
 ) -> Change | None:
     """The change between ``h`` and a lighter ``o`` that leaves the larger of their lags lowest.
 
     With a ``goal`` (frugal), a change bringing both to it at the least cost comes first;
-    without, only costless changes are looked at.
+    without, only costless changes are looked at. ``topic_work`` is charged to
+    ``work`` per topic looked at, beside its partitions.
     """
     subscribed = placement.index.subscribed
     held = placement.held
@@ -75,7 +75,7 @@ def best_change(
         if t not in subscribed[o]:
             continue
         oy = theirs.get(t, [])
-        spent += len(hx) + len(oy) + TOPIC_WORK
+        spent += len(hx) + len(oy) + topic_work
         best = _better(best, placement, h, o, hx, oy, goal)
         if len(hx) == base[t] + 1 and len(oy) == base[t]:
             if hands_over:
@@ -86,7 +86,7 @@ def best_change(
             o_extras.append(t)
     for t1 in h_extras:
         for t2 in o_extras:
-            spent += len(mine[t1]) + len(theirs[t2]) + TOPIC_WORK
+            spent += len(mine[t1]) + len(theirs[t2]) + topic_work
             best = _better(best, placement, h, o, mine[t1], theirs[t2], goal)
     work.left -= spent
     return best

@@ -11,6 +11,8 @@ listed members or topics in.
 from __future__ import annotations
 
 from lagassign.core.model import Rebalance
+from lagassign.core.ownership import owner_numbers
+from lagassign.core.stats import lower_bound
 
 
 class GroupIndex:
@@ -18,6 +20,7 @@ class GroupIndex:
 
     __slots__ = (
         "_by_lag",
+        "_lower_bound",
         "identical",
         "lags",
         "member_ids",
@@ -53,6 +56,7 @@ class GroupIndex:
                 self.subscribers[t].append(m)
         self.identical = len(set(self.subscribed)) == 1
         self._by_lag: list[list[int]] | None = None
+        self._lower_bound: float | None = None
 
     @property
     def partition_count(self) -> int:
@@ -69,34 +73,18 @@ class GroupIndex:
         return self._by_lag
 
     def lower_bound(self) -> float:
-        """A max member lag no assignment can beat: the mean, or the largest partition."""
-        members = len(self.member_ids)
-        return max(sum(self.lags) / members, float(max(self.lags, default=0)))
+        """:func:`lagassign.core.stats.lower_bound`: mean member lag, or largest partition."""
+        if self._lower_bound is None:
+            self._lower_bound = lower_bound(self.rebalance)
+        return self._lower_bound
 
     def previous_owners(self) -> list[int]:
         """Per flat partition, the number of its rightful previous owner, or -1.
 
-        The rule of :func:`lagassign.core.ownership.previous_owners`, on flat
-        numbers (a million partitions): only claims on subscribed topics count,
-        the higher generation wins (none counts as -1), and a tie between the
-        best claims leaves the partition unowned.
+        The rule of :func:`lagassign.core.ownership.owner_numbers`, numbered flat.
         """
-        owner = [-1] * self.partition_count
-        best: list[int | None] = [None] * self.partition_count
-        topic_number = {topic: t for t, topic in enumerate(self.topics)}
-        for m, member in enumerate(self.rebalance.members):
-            generation = -1 if member.generation is None else member.generation
-            subscribed = set(member.topics)
-            for topic, parts in member.owned.items():
-                if topic not in subscribed:
-                    continue
-                start = self.offsets[topic_number[topic]]
-                for p in parts:
-                    x = start + p
-                    held = best[x]
-                    if held is None or generation > held:
-                        best[x] = generation
-                        owner[x] = m
-                    elif generation == held:
-                        owner[x] = -1
+        by_topic = owner_numbers(self.rebalance)
+        owner: list[int] = []
+        for topic in self.topics:
+            owner.extend(by_topic[topic])
         return owner

@@ -1,0 +1,284 @@
+"""Catch-up benchmark: how long real consumers need to drain a skewed backlog, per assignor.
+
+One JSON line per scenario and assignor on stdout (``scenario``, ``assignor``,
+``catch_up_s``, ``lower_bound_s``, ``ratio_to_lower_bound``, ``worst_member_lag_max``,
+``worst_member_lag_mean``, ``records_per_member``, ``rebalances``, ``rebalance_s``,
+``load_avg``, ...); an assignor that cannot run here gets a line with ``skipped``
+saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
+
+- a real broker (``deploy/local-kafka/kafka``, started in a temporary directory
+  unless ``--bootstrap`` names one) and a real ``lagassign serve`` sidecar;
+- members that process each record at a fixed cost (``rate`` records a second
+  each) and commit after every batch, started together;
+- each assignor on its own copy of the backlog (a fresh group at the same
+  offsets): aiokafka's ``range``, Kafka's ``CooperativeStickyAssignor`` (Java
+  consumers), lagassign's ``lag-aware`` and ``balanced`` (the Python shim);
+- lag read from the broker every 0.5 s (committed offsets against the log end).
+
+    .venv/bin/python bench/catchup.py [--quick] [--seed 7] [--out var/catchup]
+        [--scenario NAME ...] [--assignor NAME ...] [--start existing-group|new-group|both]
+        [--bootstrap HOST:PORT]
+
+``--quick`` (``make catchup-quick``): the ``hot-per-topic`` scenario, an existing
+group (offsets committed at the start of the backlog), the four classic assignors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]  # noqa: E402
+    RangePartitionAssignor,
+)
+from tests.client.sidecar_process import SidecarProcess, start_sidecar  # noqa: E402
+from tests.lagview.kafka_builders import create_topic  # noqa: E402
+
+from catchup_members import JavaGroup, PythonGroup, java_available  # noqa: E402
+from catchup_plot import plot  # noqa: E402
+from catchup_run import RunResult, Start, produce_counts, run_one, timeline  # noqa: E402
+from catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s  # noqa: E402
+from lagassign_client import LagAssignor  # noqa: E402
+from local_broker import local_broker  # noqa: E402
+
+STARTS: tuple[Start, ...] = ("existing-group", "new-group")
+CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
+CONSUMER_PROTOCOL = ("uniform", "lagassign-broker")
+ASSIGNORS = CLASSIC + CONSUMER_PROTOCOL
+COOPERATIVE_STICKY = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+SHIM_TIMEOUT_S = 1.5
+# A run that has not caught up by then is cut off (catch_up_s null).
+CAP_FACTOR, CAP_MARGIN_S = 5.0, 30.0
+
+
+def emit(line: dict[str, Any]) -> None:
+    print(json.dumps(line), flush=True)
+
+
+def skip_line(scenario: str, assignor: str, why: str) -> dict[str, Any]:
+    return {
+        "scenario": scenario,
+        "assignor": assignor,
+        "catch_up_s": None,
+        "lower_bound_s": None,
+        "worst_member_lag_max": None,
+        "skipped": why,
+    }
+
+
+def shim(url: str, group: str, strategy: str, start: Start) -> LagAssignor:
+    """The Python shim for one member; a new group tells the sidecar it reads from the
+    earliest offset when the shim can say so."""
+    extra: dict[str, Any] = {}
+    if start == "new-group" and "reset_policy" in inspect.signature(LagAssignor).parameters:
+        extra["reset_policy"] = "earliest"
+    return LagAssignor(
+        url=url, group_id=group, strategy=strategy, timeout_s=SHIM_TIMEOUT_S, **extra
+    )
+
+
+def group_maker(
+    assignor: str,
+    scenario: Scenario,
+    bootstrap: str,
+    sidecar: SidecarProcess,
+    start: Start,
+    logs: Path,
+) -> Any:
+    reset = "earliest"
+
+    def make(group: str, topics: Sequence[str]) -> Any:
+        if assignor == "range":
+            return PythonGroup(
+                bootstrap,
+                group,
+                topics,
+                scenario.members,
+                scenario.rate,
+                lambda _: RangePartitionAssignor,
+                reset,
+            )
+        if assignor in ("lag-aware", "balanced"):
+            return PythonGroup(
+                bootstrap,
+                group,
+                topics,
+                scenario.members,
+                scenario.rate,
+                lambda _: shim(sidecar.url, group, assignor, start),
+                reset,
+            )
+        if assignor == "cooperative-sticky":
+            return JavaGroup(
+                bootstrap,
+                group,
+                topics,
+                scenario.members,
+                scenario.rate,
+                COOPERATIVE_STICKY,
+                reset,
+                logs / f"{group}.java.log",
+            )
+        raise ValueError(f"no group for assignor {assignor!r}")
+
+    return make
+
+
+def cannot_run(assignor: str) -> str | None:
+    if assignor in CONSUMER_PROTOCOL:
+        return (
+            "needs consumer-protocol groups (KIP-848) with lagassign's broker-side assignor,"
+            " which the project does not have yet"
+        )
+    if assignor == "cooperative-sticky":
+        why = java_available()
+        return None if why is None else f"Kafka's Java consumers cannot run: {why}"
+    return None
+
+
+async def bench_scenario(
+    bootstrap: str,
+    sidecar: SidecarProcess,
+    scenario: Scenario,
+    assignors: Sequence[str],
+    starts: Sequence[Start],
+    seed: int,
+    run_id: str,
+    out: Path,
+) -> None:
+    # Topic names allow only letters, digits, '.', '_' and '-'.
+    name = scenario.name.replace("+", "_")
+    topics = {t: f"catchup.{run_id}.{name}.{t}" for t in scenario.topics}
+    for name in topics.values():
+        await create_topic(bootstrap, name, scenario.partitions)
+    await produce_counts(
+        bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items() if n}
+    )
+    nominal = lower_bound_s(scenario.backlog, scenario.members, scenario.rate, scenario.production)
+    for start in starts:
+        if start == "new-group" and scenario.production is not None:
+            for assignor in assignors:
+                why = (
+                    "a new group needs the topics to hold the backlog only;"
+                    " this scenario produces while it drains"
+                )
+                emit({**skip_line(scenario.name, assignor, why), "start": start})
+            continue
+        results: dict[str, RunResult] = {}
+        for assignor in assignors:
+            missing = cannot_run(assignor)
+            if missing is not None:
+                emit({**skip_line(scenario.name, assignor, missing), "start": start})
+                continue
+            group = f"catchup.{run_id}.{name}.{start}.{assignor}"
+            started = time.monotonic()
+            result = await run_one(
+                bootstrap=bootstrap,
+                scenario=scenario,
+                topics=topics,
+                group_id=group,
+                assignor=assignor,
+                start=start,
+                make_group=group_maker(assignor, scenario, bootstrap, sidecar, start, out),
+                cap_s=CAP_FACTOR * nominal + CAP_MARGIN_S,
+            )
+            result.line["seed"] = seed
+            result.line["wall_s"] = round(time.monotonic() - started, 1)
+            emit(result.line)
+            results[assignor] = result
+        if results:
+            stem = f"{scenario.name}.{start}"
+            timelines = {a: timeline(r) for a, r in results.items()}
+            (out / f"{stem}.json").write_text(
+                json.dumps(
+                    {"lines": {a: r.line for a, r in results.items()}, "timelines": timelines}
+                )
+            )
+            title = (
+                f"{scenario.name} ({start}): {scenario.description}; {scenario.members} members"
+                f" x {scenario.rate:.0f} records/s"
+            )
+            plot(out / f"{stem}.svg", title, timelines, {a: r.line for a, r in results.items()})
+
+
+async def bench(
+    bootstrap: str,
+    scenarios: Sequence[Scenario],
+    assignors: Sequence[str],
+    starts: Sequence[Start],
+    seed: int,
+    out: Path,
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    run_id = f"{seed}-{int(time.time())}"
+    sidecar = start_sidecar(
+        out / "sidecar.log",
+        {
+            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+            "LAGASSIGN_REFRESH_INTERVAL_S": "1",
+            "LAGASSIGN_GROUP_PATTERN": r"catchup\..*",
+            "LAGASSIGN_LOG_LEVEL": "warning",
+        },
+    )
+    try:
+        for scenario in scenarios:
+            await bench_scenario(bootstrap, sidecar, scenario, assignors, starts, seed, run_id, out)
+    finally:
+        sidecar.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one scenario, the classic assignors")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "catchup")
+    parser.add_argument("--scenario", action="append", help="only these scenarios")
+    parser.add_argument("--assignor", action="append", choices=ASSIGNORS, help="only these")
+    parser.add_argument(
+        "--start",
+        choices=("existing-group", "new-group", "both"),
+        default=None,
+        help="committed offsets before joining, a new group from earliest, or both",
+    )
+    parser.add_argument("--bootstrap", help="a running broker (default: start one)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+
+    scenarios = all_scenarios(args.seed)
+    wanted = args.scenario or ([QUICK] if args.quick else [s.name for s in scenarios])
+    unknown = sorted(set(wanted) - {s.name for s in scenarios})
+    if unknown:
+        parser.error(f"unknown scenario {unknown}; known: {[s.name for s in scenarios]}")
+    chosen = [s for s in scenarios if s.name in wanted]
+    assignors = args.assignor or list(CLASSIC if args.quick else ASSIGNORS)
+    start = args.start or ("existing-group" if args.quick else "both")
+    starts: list[Start] = [s for s in STARTS if start in (s, "both")]
+    # SIGTERM ends the run like Ctrl-C: the members, the sidecar and the broker stop.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    began = time.monotonic()
+    with local_broker(args.bootstrap, prefix="lagassign-catchup-") as bootstrap:
+        asyncio.run(bench(bootstrap, chosen, assignors, starts, args.seed, args.out))
+    print(
+        f"catch-up benchmark: {time.monotonic() - began:.0f} s wall,"
+        f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; plots in {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""The members of a catch-up run: real consumers that process at a bounded rate.
+
+Each member processes a record at a fixed cost (``1 / rate`` seconds, slept, so the
+member's throughput and not the broker or the CPU is the limit), commits what it
+processed after every batch, and notes when it first got records, how many it
+processed, and when it waited for an assignment (holding nothing, from joining or
+giving up its partitions until it is given new ones).
+
+- :class:`PythonGroup`: aiokafka consumers in this process, with any aiokafka
+  assignor (its own ``RangePartitionAssignor``, or ``lagassign_client.LagAssignor``).
+- :class:`JavaGroup`: Kafka's Java consumers in one JVM (``bench/java/
+  RateLimitedConsumer.java``, run as a single source file), e.g. with
+  ``CooperativeStickyAssignor``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
+from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
+from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
+
+from catchup_figures import Stall
+
+BATCH = 100
+HERE = Path(__file__).resolve().parent
+JAVA_SOURCE = HERE / "java" / "RateLimitedConsumer.java"
+CLASSPATH_FILE = HERE.parent / "deploy" / "local-kafka" / "target" / "classpath.txt"
+JAVA_STOP_S = 40.0
+
+
+@dataclass
+class MemberRecord:
+    """What one member did: records processed, first record, stalls, generations."""
+
+    name: str
+    records: int = 0
+    failed_commits: int = 0
+    first_record_at: float | None = None
+    generations: int = 0
+    stalls: list[Stall] = field(default_factory=list)
+    stalled_since: float | None = None
+
+    def stall_begins(self, at: float) -> None:
+        if self.stalled_since is None:
+            self.stalled_since = at
+
+    def assigned(self, at: float) -> None:
+        self.generations += 1
+        if self.stalled_since is not None:
+            self.stalls.append(Stall(self.name, self.stalled_since, at))
+            self.stalled_since = None
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, record: MemberRecord) -> None:
+        self.record = record
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        # aiokafka's rebalance is eager: the member gives up everything.
+        self.record.stall_begins(time.time())
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        self.record.assigned(time.time())
+
+
+class PacedMember:
+    """One aiokafka consumer of the group at ``rate`` records a second."""
+
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        assignor: Any,
+        rate: float,
+        reset: str,
+    ) -> None:
+        self.record = MemberRecord(name)
+        self.rate = rate
+        self.assignor = assignor
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap,
+            group_id=group,
+            client_id=name,
+            enable_auto_commit=False,
+            auto_offset_reset=reset,
+            partition_assignment_strategy=(assignor,),
+            session_timeout_ms=10_000,
+            heartbeat_interval_ms=500,
+            max_poll_interval_ms=60_000,
+        )
+        self.consumer.subscribe(list(topics), listener=_Listener(self.record))
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.record.stall_begins(time.time())
+        await self.consumer.start()
+        self._task = asyncio.create_task(self._consume(), name=f"consume-{self.record.name}")
+
+    async def _consume(self) -> None:
+        due = time.monotonic()
+        while True:
+            batch = await self.consumer.getmany(timeout_ms=200, max_records=BATCH)
+            n = sum(len(records) for records in batch.values())
+            if not n:
+                continue
+            if self.record.first_record_at is None:
+                self.record.first_record_at = time.time()
+            now = time.monotonic()
+            due = max(due, now) + n / self.rate
+            await asyncio.sleep(due - now)
+            self.record.records += n
+            offsets = {tp: records[-1].offset + 1 for tp, records in batch.items() if records}
+            try:
+                await self.consumer.commit(offsets)
+            except KafkaError:
+                # The group rebalanced under the batch; its next owner reads it again.
+                self.record.failed_commits += 1
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            if not self._task.cancelled() and self._task.exception() is not None:
+                raise RuntimeError(f"member {self.record.name} failed") from self._task.exception()
+        await self.consumer.stop()
+        close = getattr(self.assignor, "close", None)
+        if callable(close):
+            close()
+
+
+class PythonGroup:
+    """``members`` aiokafka consumers started together; ``assignor(i)`` makes each one's."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        members: int,
+        rate: float,
+        assignor: Callable[[int], Any],
+        reset: str,
+    ) -> None:
+        self.members = [
+            PacedMember(f"{group}-m{i}", bootstrap, group, topics, assignor(i), rate, reset)
+            for i in range(members)
+        ]
+
+    async def start(self) -> None:
+        await asyncio.gather(*(m.start() for m in self.members))
+
+    async def stop(self) -> None:
+        for member in self.members:
+            await member.stop()
+
+    def records(self) -> list[MemberRecord]:
+        return [m.record for m in self.members]
+
+    def shim_decisions(self) -> dict[str, Any]:
+        """Rebalances led on the sidecar's answer and on the range fallback (by reason)."""
+        answers = 0
+        fallbacks: dict[str, int] = {}
+        for m in self.members:
+            answers += int(getattr(m.assignor, "answers", 0))
+            for reason, count in dict(getattr(m.assignor, "fallbacks", {})).items():
+                fallbacks[reason] = fallbacks.get(reason, 0) + count
+        return {"sidecar_answers": answers, "fallbacks": fallbacks}
+
+
+def java_available() -> str | None:
+    """Why the Java group cannot run here, or None when it can."""
+    if not CLASSPATH_FILE.exists():
+        return f"no {CLASSPATH_FILE.relative_to(HERE.parent)} (run make kafka-dist)"
+    if not any((Path(d) / "java").exists() for d in os.environ.get("PATH", "").split(":")):
+        return "no java on PATH"
+    return None
+
+
+class JavaGroup:
+    """Kafka's Java consumers, ``members`` threads of one JVM, with ``assignor_class``."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        members: int,
+        rate: float,
+        assignor_class: str,
+        reset: str,
+        log: Path,
+    ) -> None:
+        self.command = [
+            "java",
+            "-Xmx256m",
+            "-cp",
+            CLASSPATH_FILE.read_text().strip(),
+            str(JAVA_SOURCE),
+            bootstrap,
+            group,
+            ",".join(topics),
+            str(members),
+            str(rate),
+            assignor_class,
+            f"{group}-m",
+            reset,
+        ]
+        self.log = log
+        self._records = {f"{group}-m{i}": MemberRecord(f"{group}-m{i}") for i in range(members)}
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        for record in self._records.values():
+            record.stall_begins(time.time())
+        with self.log.open("wb") as log:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
+            )
+        self._reader = asyncio.create_task(self._read_events())
+
+    async def _read_events(self) -> None:
+        assert self._process is not None
+        assert self._process.stdout is not None
+        async for raw in self._process.stdout:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            record = self._records.get(str(event.get("m")))
+            if record is None:
+                continue
+            at = float(event["t"])
+            kind = event["e"]
+            if kind == "joining":
+                # The JVM has compiled and started the member: its join begins now.
+                record.stalled_since = at
+            elif kind == "assigned":
+                record.assigned(at)
+            elif kind == "revoked" and int(event["held"]) == 0:
+                record.stall_begins(at)
+            elif kind == "first":
+                record.first_record_at = at
+                record.records = 0
+            elif kind == "done":
+                record.records = int(event["records"])
+                record.failed_commits = int(event["failed_commits"])
+
+    def first_record_at(self) -> float | None:
+        seen = [r.first_record_at for r in self._records.values() if r.first_record_at]
+        return min(seen) if seen else None
+
+    async def stop(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        if process.returncode is None and process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                process.stdin.write(b"stop\n")
+                await process.stdin.drain()
+                process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), JAVA_STOP_S)
+        except TimeoutError:
+            os.kill(process.pid, signal.SIGKILL)
+            await process.wait()
+        if self._reader is not None:
+            await self._reader
+
+    def records(self) -> list[MemberRecord]:
+        return list(self._records.values())
+
+    def shim_decisions(self) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,85 @@
+"""The two bars an answer must clear, and their quick checks.
+
+- ``NEAR_FRESH`` (only when partitions were owned): the largest member lag is
+  within ``Tuning.tolerance`` (1.05) of the *fresh answer*'s, the one dealt as
+  if nobody owned anything. Quick check: within 1.05 of the lower bound
+  (max(mean member lag, largest partition)), which no fresh answer beats, so the
+  fresh answer is not even computed.
+- ``LAG_AWARE``: the largest member lag is no higher than the one ``lag-aware``
+  gives on the same input. Quick check: no higher than :func:`lag_aware_floor`,
+  a bound on ``lag-aware``'s answer found without running it.
+
+A quick check only ever says yes when the full one would; the full goal is
+computed once, when first needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lagassign.core.strategies.balanced.group_index import GroupIndex
+from lagassign.core.strategies.range import java_order
+
+if TYPE_CHECKING:
+    from lagassign.core.strategies.balanced.stages import Attempt
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """A goal for the largest member lag, with a cheaper bound that suffices."""
+
+    name: str
+    quick: Callable[[Attempt], float]
+    full: Callable[[Attempt], float]
+
+
+def _near_lower_bound(attempt: Attempt) -> float:
+    return attempt.tuning.tolerance * attempt.index.lower_bound()
+
+
+def _near_fresh(attempt: Attempt) -> float:
+    return attempt.tuning.tolerance * attempt.fresh().max_load()
+
+
+def _floor(attempt: Attempt) -> float:
+    return lag_aware_floor(attempt.index)
+
+
+def _lag_aware(attempt: Attempt) -> float:
+    return attempt.lag_aware().max_load()
+
+
+NEAR_FRESH = Bar("near-fresh", quick=_near_lower_bound, full=_near_fresh)
+LAG_AWARE = Bar("lag-aware", quick=_floor, full=_lag_aware)
+
+
+def lag_aware_floor(index: GroupIndex) -> int:
+    """A lower bound on the largest member lag ``lag-aware`` gives, without running it.
+
+    ``lag-aware`` deals each topic in rounds of one partition per subscriber
+    (fewest partitions first), so every subscriber gets one partition of each
+    full round, at least the round's smallest; and the first partition, the
+    largest, goes to the subscriber with the smallest member id.
+
+    Example: members a and b, one topic with lags [9, 7, 4, 1]: two full rounds
+    give each at least 7 + 1, and a, first, the 9 instead of the 7: 10.
+    """
+    lags, ids = index.lags, index.member_ids
+    rank = [0] * len(ids)
+    for i, m in enumerate(sorted(range(len(ids)), key=lambda m: java_order(ids[m]))):
+        rank[m] = i
+    floor = [0] * len(ids)
+    for t, parts in enumerate(index.by_lag()):
+        subs = index.subscribers[t]
+        if not parts or not subs:
+            continue
+        size = len(subs)
+        rounds = len(parts) // size
+        every = sum(lags[parts[(k + 1) * size - 1]] for k in range(rounds))
+        for m in subs:
+            floor[m] += every
+        first = min(subs, key=rank.__getitem__)
+        floor[first] += lags[parts[0]] - (lags[parts[size - 1]] if rounds else 0)
+    return max(floor, default=0)

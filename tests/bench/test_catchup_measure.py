@@ -1,0 +1,145 @@
+"""The catch-up benchmark's own measuring parts: the lower bound, catch-up detection,
+the worst member's lag and the stall time, and one tiny run on the real broker."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]  # noqa: E402
+    RangePartitionAssignor,
+)
+
+from catchup_figures import Stall, catch_up_at, stalled_s, worst_member  # noqa: E402
+from catchup_members import PythonGroup  # noqa: E402
+from catchup_run import produce_counts, run_one  # noqa: E402
+from catchup_sampler import Sample  # noqa: E402
+from catchup_scenarios import Production, Scenario, lower_bound_s  # noqa: E402
+from tests.kafka_fixture import LocalKafka  # noqa: E402
+from tests.lagview.kafka_builders import create_topic  # noqa: E402
+
+
+def test_lower_bound_is_the_larger_of_group_rate_and_largest_partition() -> None:
+    backlog = {("a", 0): 600, ("a", 1): 100, ("b", 0): 100, ("b", 1): 100}
+    # total 900 over 3 x 100/s = 3 s; the largest partition alone needs 6 s
+    assert lower_bound_s(backlog, members=3, rate=100) == pytest.approx(6.0)
+    assert lower_bound_s(backlog, members=1, rate=100) == pytest.approx(9.0)
+
+
+def test_lower_bound_with_production_counts_what_arrives_while_draining() -> None:
+    backlog = {("a", 0): 1_000, ("a", 1): 0}
+    # the group: 1,000 + 50 T <= 2 x 100 T -> T >= 6.67; partition 0: 1,000 + 40 T <= 100 T
+    # -> T >= 16.67; partition 1: 10 T <= 100 T
+    production = Production({("a", 0): 40.0, ("a", 1): 10.0})
+    assert lower_bound_s(backlog, 2, 100, production) == pytest.approx(1_000 / 60, rel=1e-6)
+    # the hot partition moves at 5 s: partition 0 then gets nothing
+    moving = Production({("a", 0): 40.0}, switch_s=5.0, after={("a", 1): 40.0})
+    assert lower_bound_s(backlog, 2, 100, moving) == pytest.approx(12.0, rel=1e-6)
+    # production above what one member drains on one partition: never
+    assert lower_bound_s(backlog, 2, 100, Production({("a", 0): 150.0})) == float("inf")
+
+
+def sample(at: float, lags: list[int], owners: dict[int, str] | None = None) -> Sample:
+    return Sample(
+        at=at,
+        lag={("t", p): n for p, n in enumerate(lags)},
+        owners={("t", p): m for p, m in (owners or {}).items()},
+        state="Stable",
+    )
+
+
+def test_catch_up_is_interpolated_between_the_samples_around_the_crossing() -> None:
+    samples = [sample(0.0, [1_000]), sample(1.0, [500]), sample(2.0, [0])]
+    # 1% of 1,000 = 10 is crossed between 1 s (500) and 2 s (0): at 1 + 490/500
+    assert catch_up_at(samples, 0.0, 10.0) == pytest.approx(1.98)
+    assert catch_up_at(samples[:2], 0.0, 10.0) is None
+    # a sample before t0 is the left end; nothing is counted before t0
+    assert catch_up_at([sample(0.0, [100]), sample(1.0, [0])], 0.5, 10.0) == pytest.approx(0.9)
+
+
+def test_worst_member_lag_is_the_max_and_time_weighted_mean_over_the_window() -> None:
+    owners = {0: "m0", 1: "m1", 2: "m1"}
+    samples = [
+        sample(-1.0, [300, 100, 100]),  # no assignment known yet: left out
+        sample(0.0, [300, 100, 100], owners),  # worst m0: 300
+        sample(1.0, [100, 200, 200], owners),  # worst m1: 400
+        sample(3.0, [0, 0, 0], owners),
+    ]
+    peak, mean = worst_member(samples, -1.0, 4.0)
+    assert peak == 400
+    assert mean == pytest.approx((300 * 1 + 400 * 2 + 0 * 1) / 4)
+    assert worst_member(samples[:1], -1.0, 4.0) == (0, 0.0)
+
+
+def test_stalls_are_counted_once_when_members_wait_together() -> None:
+    stalls = [Stall("m0", 0.0, 2.0), Stall("m1", 1.0, 3.0), Stall("m0", 10.0, 11.0)]
+    assert stalled_s(stalls, 100.0) == pytest.approx(4.0)
+    assert stalled_s(stalls, 10.5) == pytest.approx(3.5)
+
+
+@pytest.mark.kafka
+def test_a_tiny_backlog_is_caught_up_no_faster_than_its_lower_bound(
+    kafka_broker: LocalKafka, kafka_names: object
+) -> None:
+    """Two range members at 200 records/s on a backlog whose largest partition needs
+    3 s: the run is detected as caught up, not before the bound, and every record of
+    the backlog was processed."""
+    bootstrap = kafka_broker.bootstrap
+    scenario = Scenario(
+        name="tiny",
+        topics=("a", "b"),
+        partitions=2,
+        backlog={("a", 0): 600, ("a", 1): 100, ("b", 0): 100, ("b", 1): 100},
+        members=2,
+        rate=200,
+    )
+    topics = {t: f"bench-catchup-tiny.{t}" for t in scenario.topics}
+
+    async def run() -> dict[str, Any]:
+        for name in topics.values():
+            await create_topic(bootstrap, name, scenario.partitions)
+        await produce_counts(
+            bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items()}
+        )
+
+        def make(group: str, names: list[str]) -> PythonGroup:
+            return PythonGroup(
+                bootstrap,
+                group,
+                names,
+                scenario.members,
+                scenario.rate,
+                lambda _: RangePartitionAssignor,
+                "earliest",
+            )
+
+        result = await run_one(
+            bootstrap=bootstrap,
+            scenario=scenario,
+            topics=topics,
+            group_id="bench-catchup-tiny",
+            assignor="range",
+            start="existing-group",
+            make_group=make,
+            cap_s=60.0,
+        )
+        return result.line
+
+    line = asyncio.run(run())
+    assert line["lower_bound_s"] == pytest.approx(3.0)
+    assert line["backlog"] == 900
+    assert line["catch_up_s"] is not None
+    assert line["catch_up_s"] >= 0.9 * line["lower_bound_s"]
+    records = line["records_per_member"]
+    assert isinstance(records, list)
+    assert len(records) == 2
+    assert sum(records) >= 0.99 * 900
+    # range gives one member partition 0 of both topics: 700 records behind at the start
+    assert line["worst_member_lag_max"] >= 600

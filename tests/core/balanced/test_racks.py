@@ -1,0 +1,18 @@
+"""Rack swaps: the docstring's example."""
+
+from __future__ import annotations
+
+from lagassign.core.model import Member, make_rebalance
+from lagassign.core.strategies.balanced.group_index import GroupIndex
+from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.racks import place_by_rack
+
+
+def test_two_partitions_off_their_racks_swap_for_one_lag_each() -> None:
+    members = [Member("a", ("t",), rack="r1"), Member("b", ("t",), rack="r2")]
+    racks = {"t": [["r2"], ["r1"]]}
+    index = GroupIndex(make_rebalance(members, {"t": 2}, {"t": [50, 49]}, racks))
+    placement = Placement.of_owners(index, [0, 1])
+    assert place_by_rack(placement) == 1
+    assert placement.owner == [1, 0]
+    assert placement.load == [49, 50]
