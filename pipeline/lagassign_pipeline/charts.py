@@ -100,6 +100,10 @@ def line_chart(
             )
             line.set_gid(f"series-{i}")
             titles[f"series-{i}"] = s.name
+        instants = {x for s in series for x, _ in s.points}
+        if len(instants) == 1:  # one instant: a second either side, not a share of the epoch
+            (only,) = instants
+            axes.set_xlim(only - 1.0, only + 1.0)
         if y_from_zero:
             axes.set_ylim(bottom=min(0.0, *(y for s in series for _, y in s.points)))
         axes.set_xlabel(x_label)
@@ -146,7 +150,8 @@ def bar_chart(
         axes.set_xlim(-0.6, len(categories) - 0.4)
         locator = MaxNLocator(nbins=5, steps=ROUND_STEPS, min_n_ticks=2)
         axes.yaxis.set_major_locator(locator)
-        top = max(max(values), 0.0) or 1.0
+        # Headroom: the axis ends on the first round tick 5 % above the largest bar.
+        top = (max(max(values), 0.0) or 1.0) * 1.05
         axes.set_ylim(0.0, max(locator.tick_values(0.0, top)[-1], top))
         _legend(axes)
         return _svg(figure, title, titles)

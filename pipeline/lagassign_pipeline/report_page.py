@@ -293,7 +293,12 @@ def _when(moment: datetime | None) -> str:
 def _time_format(series: Sequence[Series]) -> Callable[[float], str]:
     xs = [x for s in series for x, _ in s.points]
     span = (max(xs) - min(xs)) if xs else 0.0
-    pattern = "%H:%M" if span < 2 * 86_400 else "%m-%d %H:%M"
+    if span < 600:
+        pattern = "%H:%M:%S"
+    elif span < 2 * 86_400:
+        pattern = "%H:%M"
+    else:
+        pattern = "%m-%d %H:%M"
 
     def label(epoch_s: float) -> str:
         return datetime.fromtimestamp(epoch_s, UTC).strftime(pattern)
