@@ -113,19 +113,6 @@ async def commit(bootstrap: str, group: str, offsets: Mapping[tuple[str, int], i
         await consumer.stop()
 
 
-async def end_offsets(
-    bootstrap: str, partitions: Sequence[tuple[str, int]]
-) -> dict[tuple[str, int], int]:
-    """The log end offset of each ``(topic, partition)``."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        ends = await consumer.end_offsets([TopicPartition(t, p) for t, p in partitions])
-        return {(tp.topic, tp.partition): int(o) for tp, o in ends.items()}
-    finally:
-        await consumer.stop()
-
-
 async def delete_records(bootstrap: str, topic: str, before: Mapping[int, int]) -> None:
     """Move the log start of ``topic``'s partitions to ``before[p]``."""
     async with admin_client(bootstrap) as admin:
