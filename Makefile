@@ -51,13 +51,13 @@ chromium:
 	command -v chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 lint: install
-	$(VENV)/bin/ruff check service pipeline tests bench client/python deploy/demo
-	$(VENV)/bin/ruff format --check service pipeline tests bench client/python deploy/demo
+	$(VENV)/bin/ruff check service pipeline tests bench harness client/python deploy/demo
+	$(VENV)/bin/ruff format --check service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/mypy
 
 format: install
-	$(VENV)/bin/ruff format service pipeline tests bench client/python deploy/demo
-	$(VENV)/bin/ruff check --fix service pipeline tests bench client/python deploy/demo
+	$(VENV)/bin/ruff format service pipeline tests bench harness client/python deploy/demo
+	$(VENV)/bin/ruff check --fix service pipeline tests bench harness client/python deploy/demo
 
 # The quick loop: lint, types, and every test that needs no broker, Spark, JVM or browser.
 check: lint
@@ -70,7 +70,7 @@ test: install harness kafka-dist chromium maven-plugins lint
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
 run: install kafka-dist
-	$(PY) -m lagassign.demo
+	$(PY) -m deploy.demo.run
 
 # Rates, forecast weights and the backtest report from the history `make run` recorded,
 # or from a seeded synthetic history when there is none.
@@ -79,7 +79,7 @@ pipeline: install
 	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY) --synthetic-when-missing
 
 bench: install harness
-	$(PY) bench/assign.py
+	$(PY) -m bench.assign
 
 # The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
 bench-broker: install kafka-dist
@@ -87,21 +87,21 @@ bench-broker: install kafka-dist
 
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist
-	$(PY) bench/shim.py
+	$(PY) -m bench.shim
 
 # The headline figure: real consumers at a bounded rate drain skewed backlogs under each
 # assignor; catch-up time against the lower bound. Every scenario, both starts (~25 min).
 catchup: install kafka-dist
-	$(PY) bench/catchup.py
+	$(PY) -m bench.catchup
 
 # One scenario (hot-per-topic, an existing group), the classic assignors: under 5 minutes.
 catchup-quick: install kafka-dist
-	$(PY) bench/catchup.py --quick
+	$(PY) -m bench.catchup --quick
 
 # Real consumers with the shim on the demo group: per-member lag and catch-up time under
 # range and lagassign.
 demo: install kafka-dist
-	$(PY) deploy/demo/consumers.py
+	$(PY) -m deploy.demo.consumers
 
 clean:
 	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target broker/target var dist

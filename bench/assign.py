@@ -2,7 +2,9 @@
 
 Prints one JSON line per scenario and strategy, then one summary line for the
 bars of the ``balanced`` strategy. Run by ``make bench``; ``--quick`` runs a
-small smoke set. Scenarios are built by :mod:`scenarios` (seeded).
+small smoke set. Scenarios are built by :mod:`bench.scenarios` (seeded).
+
+    .venv/bin/python -m bench.assign [--quick]
 
 Per line:
 
@@ -48,15 +50,11 @@ import tracemalloc
 from collections import Counter
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-
-from lagassign.core.model import Assignment, AssignmentResult, Rebalance  # noqa: E402
-from lagassign.core.strategies import STRATEGIES, run_strategy  # noqa: E402
-from scenarios import Scenario, build, churned, owning, perturbed  # noqa: E402
+from bench.scenarios import Scenario, build, churned, owning, perturbed
+from lagassign.core.model import Assignment, AssignmentResult, Rebalance
+from lagassign.core.strategies import STRATEGIES, run_strategy
 
 KAFKA = "kafka-cooperative-sticky"
 TIME_LIMIT_S = 300.0

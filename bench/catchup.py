@@ -38,21 +38,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
-
-from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]  # noqa: E402
+from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
-from tests.client.sidecar_process import SidecarProcess, start_sidecar  # noqa: E402
-from tests.lagview.kafka_builders import create_topic  # noqa: E402
 
-from catchup_members import JavaGroup, PythonGroup, java_available  # noqa: E402
-from catchup_plot import plot  # noqa: E402
-from catchup_run import RunResult, Start, produce_counts, run_one, timeline  # noqa: E402
-from catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s  # noqa: E402
-from lagassign_client import LagAssignor  # noqa: E402
-from local_broker import local_broker  # noqa: E402
+from bench.catchup_members import JavaGroup, PythonGroup, java_available
+from bench.catchup_plot import plot
+from bench.catchup_run import RunResult, Start, produce_counts, run_one, timeline
+from bench.catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s
+from harness.broker import local_broker
+from harness.builders import create_topic
+from harness.sidecar import SidecarProcess, start_sidecar
+from lagassign_client import LagAssignor
+
+ROOT = Path(__file__).resolve().parents[1]
 
 STARTS: tuple[Start, ...] = ("existing-group", "new-group")
 CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
@@ -225,13 +224,13 @@ async def bench(
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
     sidecar = start_sidecar(
-        out / "sidecar.log",
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "1",
             "LAGASSIGN_GROUP_PATTERN": r"catchup\..*",
             "LAGASSIGN_LOG_LEVEL": "warning",
         },
+        out / "sidecar.log",
     )
     try:
         for scenario in scenarios:

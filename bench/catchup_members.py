@@ -30,7 +30,7 @@ from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from catchup_figures import Stall
+from bench.catchup_figures import Stall
 
 BATCH = 100
 HERE = Path(__file__).resolve().parent

@@ -21,16 +21,16 @@ from typing import Any, Literal, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
 
-from catchup_figures import (
+from bench.catchup_figures import (
     THRESHOLD,
     catch_up_at,
     initial_backlog,
     stalled_s,
     worst_member,
 )
-from catchup_members import MemberRecord
-from catchup_sampler import LagSampler, Sample
-from catchup_scenarios import Partition, Production, Scenario, lower_bound_s
+from bench.catchup_members import MemberRecord
+from bench.catchup_sampler import LagSampler, Sample
+from bench.catchup_scenarios import Partition, Production, Scenario, lower_bound_s
 
 Start = Literal["existing-group", "new-group"]
 SAMPLE_INTERVAL_S = 0.5

@@ -18,7 +18,7 @@ measurement began, and its peak resident memory; Kafka's own
 
 Bars: p95 of a full refresh at most 2 s, peak memory at most 500 MiB.
 
-    .venv/bin/python bench/lag_refresh.py            # prints JSON lines
+    .venv/bin/python -m bench.lag_refresh            # prints JSON lines
 """
 
 from __future__ import annotations
@@ -36,16 +36,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
+from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 
+from bench.percentiles import percentile
+from harness import builders
+from harness.broker import KAFKA_SCRIPT, REPO, local_broker
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.view import LagView
-from percentiles import percentile
 
-REPO = Path(__file__).resolve().parent.parent
-KAFKA = REPO / "deploy" / "local-kafka" / "kafka"
 BENCH_DIR = REPO / "var" / "bench-kafka"
 PREFIX = "bench"
 BAR_P95_S = 2.0
@@ -76,60 +75,21 @@ def committed_at(g: int, t: int, p: int) -> int:
 
 
 async def create_topics(bootstrap: str, topics: int, partitions: int) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=120_000)
-    await admin.start()
-    try:
-        existing = set(await admin.list_topics())
-        for t in range(topics):
-            if topic_name(t) not in existing:
-                await admin.create_topics(
-                    [NewTopic(topic_name(t), partitions, 1)], timeout_ms=120_000
-                )
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            described = await admin.describe_topics([topic_name(t) for t in range(topics)])
-            led = sum(1 for d in described for p in d["partitions"] if p["leader"] >= 0)
-            if led == topics * partitions:
-                return
-            await asyncio.sleep(1)
-        raise TimeoutError("topic partitions have no leaders after 300 s")
-    finally:
-        await admin.close()
+    names = {topic_name(t): partitions for t in range(topics)}
+    await builders.create_topics(bootstrap, names, exist_ok=True, timeout_s=300)
 
 
 async def produce(bootstrap: str, topics: int, partitions: int) -> int:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
-    await producer.start()
-    total = 0
-    try:
-        for t in range(topics):
-            batch = []
-            for p in range(partitions):
-                for i in range(records_in(t, p)):
-                    batch.append(await producer.send(topic_name(t), b"%d" % i, partition=p))
-            await producer.flush()
-            await asyncio.gather(*batch)
-            total += len(batch)
-    finally:
-        await producer.stop()
-    return total
+    counts = {topic_name(t): [records_in(t, p) for p in range(partitions)] for t in range(topics)}
+    await builders.produce_many(bootstrap, counts)
+    return sum(sum(c) for c in counts.values())
 
 
 async def commit_groups(bootstrap: str, groups: int, topics: int, partitions: int) -> None:
     for g in range(groups):
         t = g % topics
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap, group_id=group_name(g), enable_auto_commit=False
-        )
-        await consumer.start()
-        try:
-            offsets = {
-                TopicPartition(topic_name(t), p): committed_at(g, t, p) for p in range(partitions)
-            }
-            consumer.assign(list(offsets))
-            await consumer.commit(offsets)
-        finally:
-            await consumer.stop()
+        offsets = {(topic_name(t), p): committed_at(g, t, p) for p in range(partitions)}
+        await builders.commit(bootstrap, group_name(g), offsets)
 
 
 async def join_live_members(
@@ -217,7 +177,7 @@ def time_kafka_tool(bootstrap: str, runs: int) -> dict[str, Any]:
         started = time.perf_counter()
         done = subprocess.run(
             [
-                str(KAFKA),
+                str(KAFKA_SCRIPT),
                 "consumer-groups",
                 "--bootstrap-server",
                 bootstrap,
@@ -243,7 +203,8 @@ def time_kafka_tool(bootstrap: str, runs: int) -> dict[str, Any]:
 def run_measure_process(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
     command = [
         sys.executable,
-        __file__,
+        "-m",
+        "bench.lag_refresh",
         "measure",
         "--bootstrap",
         bootstrap,
@@ -252,44 +213,14 @@ def run_measure_process(bootstrap: str, refreshes: int, history: str | None) -> 
     ]
     if history:
         command += ["--history", history]
-    done = subprocess.run(command, check=True, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        command, check=True, capture_output=True, text=True, timeout=1800, cwd=REPO
+    )
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
 # --- main -------------------------------------------------------------------------
-
-
-def start_broker() -> str:
-    env = {**os.environ, "KAFKA_HEAP_OPTS": os.environ.get("KAFKA_HEAP_OPTS", "-Xms1g -Xmx1g")}
-    done = subprocess.run(
-        [
-            str(KAFKA),
-            "start",
-            "--port",
-            "0",
-            "--dir",
-            str(BENCH_DIR),
-            "--fresh",
-            "--timeout",
-            "180",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    return done.stdout.strip().splitlines()[0]
-
-
-def stop_broker() -> None:
-    subprocess.run(
-        [str(KAFKA), "stop", "--dir", str(BENCH_DIR), "--timeout", "300"],
-        check=True,
-        capture_output=True,
-        timeout=400,
-    )
 
 
 async def setup(args: argparse.Namespace, bootstrap: str) -> list[AIOKafkaConsumer]:
@@ -363,13 +294,9 @@ def main(argv: list[str]) -> int:
     if args.mode == "measure":
         emit(**asyncio.run(measure(args.bootstrap, args.refreshes, args.history)))
         return 0
-    own = args.bootstrap is None
-    bootstrap = start_broker() if own else args.bootstrap
-    try:
+    heap = os.environ.get("KAFKA_HEAP_OPTS", "-Xms1g -Xmx1g")
+    with local_broker(args.bootstrap, BENCH_DIR, heap_opts=heap) as bootstrap:
         asyncio.run(bench(args, bootstrap))
-    finally:
-        if own:
-            stop_broker()
     return 0
 
 

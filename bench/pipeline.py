@@ -19,8 +19,8 @@ service does (Parquet under ``date=``), then runs the pipeline job on it on
 Each size runs in a child process of its own, so memory peaks do not mix. The
 history is kept under ``--work`` and reused when its spec is unchanged.
 
-    .venv/bin/python bench/pipeline.py            # half and full size
-    .venv/bin/python bench/pipeline.py --quick    # a small smoke run
+    .venv/bin/python -m bench.pipeline            # half and full size
+    .venv/bin/python -m bench.pipeline --quick    # a small smoke run
 """
 
 from __future__ import annotations
@@ -36,15 +36,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "service"), str(ROOT / "pipeline")]
+from lagassign_pipeline.backtest import BacktestSpec
+from lagassign_pipeline.job import STEPS, JobSettings, run
+from lagassign_pipeline.progress import Progress
+from lagassign_pipeline.rates import RateSpec
+from lagassign_pipeline.session import local_session
+from lagassign_pipeline.synthetic import SyntheticSpec, synthetic_history, write_history
 
-from lagassign_pipeline.backtest import BacktestSpec  # noqa: E402
-from lagassign_pipeline.job import STEPS, JobSettings, run  # noqa: E402
-from lagassign_pipeline.progress import Progress  # noqa: E402
-from lagassign_pipeline.rates import RateSpec  # noqa: E402
-from lagassign_pipeline.session import local_session  # noqa: E402
-from lagassign_pipeline.synthetic import SyntheticSpec, synthetic_history, write_history  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BARS = {"rates_and_weights_seconds": 60.0, "backtest_seconds": 120.0, "growth": 2.0}
 REPLAY_EVERY = 10
@@ -182,7 +181,8 @@ def main() -> int:
     for snapshots in (arguments.snapshots // 2, arguments.snapshots):
         command = [
             sys.executable,
-            __file__,
+            "-m",
+            "bench.pipeline",
             "--one",
             "--snapshots",
             str(snapshots),
@@ -195,7 +195,9 @@ def main() -> int:
             "--work",
             arguments.work,
         ]
-        done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, timeout=3600)
+        done = subprocess.run(
+            command, check=True, stdout=subprocess.PIPE, text=True, timeout=3600, cwd=ROOT
+        )
         for line in done.stdout.splitlines():
             print(line, flush=True)
             parsed = json.loads(line)

@@ -17,7 +17,7 @@ The broker is started with ``deploy/local-kafka/kafka`` in a temporary directory
 and stopped at the end, unless ``--bootstrap`` names a running one. The sidecar is
 started as a subprocess and stopped by its pid (SIGTERM).
 
-    .venv/bin/python bench/service_load.py [--rate 200] [--seconds 30] [--quick]
+    .venv/bin/python -m bench.service_load [--rate 200] [--seconds 30] [--quick]
 """
 
 from __future__ import annotations
@@ -28,11 +28,7 @@ import json
 import logging
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -41,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
 
-from local_broker import local_broker
-from percentiles import percentile
+from bench.percentiles import percentile
+from harness.broker import local_broker
+from harness.builders import commit, create_topic, produce
+from harness.sidecar import start_sidecar
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20_261_120
@@ -61,96 +57,31 @@ def emit(line: dict[str, Any]) -> None:
     print(json.dumps(line), flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def group_with_lag(bootstrap: str, partitions: int) -> list[int]:
     """A topic with skewed records per partition and the group's commits; the lags."""
     rng = random.Random(SEED)
     records = [int(rng.lognormvariate(4.5, 1.0)) + 1 for _ in range(partitions)]
     committed = [int(n * rng.random()) for n in records]
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(TOPIC, partitions, 1)])
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            described = await admin.describe_topics([TOPIC])
-            parts = described[0]["partitions"] if described else []
-            if len(parts) == partitions and all(p["leader"] >= 0 for p in parts):
-                break
-            await asyncio.sleep(0.2)
-    finally:
-        await admin.close()
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
-    await producer.start()
-    try:
-        batch = [
-            await producer.send(TOPIC, b"x" * 64, partition=p)
-            for p, n in enumerate(records)
-            for _ in range(n)
-        ]
-        await producer.flush()
-        await asyncio.gather(*batch)
-    finally:
-        await producer.stop()
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=GROUP)
-    await consumer.start()
-    try:
-        offsets = {TopicPartition(TOPIC, p): o for p, o in enumerate(committed)}
-        consumer.assign(list(offsets))
-        await consumer.commit(offsets)
-    finally:
-        await consumer.stop()
+    await create_topic(bootstrap, TOPIC, partitions)
+    await produce(bootstrap, TOPIC, records)
+    await commit(bootstrap, GROUP, {(TOPIC, p): o for p, o in enumerate(committed)})
     return [n - c for n, c in zip(records, committed, strict=True)]
 
 
 @contextmanager
 def sidecar(bootstrap: str, log: Path) -> Iterator[tuple[str, int]]:
     """``lagassign serve`` on a free port, stopped by its pid."""
-    port = free_port()
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
-    environ.update(
-        {
-            "LAGASSIGN_PORT": str(port),
-            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
-            "LAGASSIGN_GROUPS": GROUP,
-            "LAGASSIGN_REFRESH_INTERVAL_S": "2",
-            "LAGASSIGN_LOG_LEVEL": "warning",
-        }
-    )
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lagassign.cli", "serve"],
-            env=environ,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
+    settings = {
+        "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+        "LAGASSIGN_GROUPS": GROUP,
+        "LAGASSIGN_REFRESH_INTERVAL_S": "2",
+        "LAGASSIGN_LOG_LEVEL": "warning",
+    }
+    process = start_sidecar(settings, log, ready_timeout_s=DEADLINE_S)
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"the sidecar exited: {log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            raise RuntimeError("the sidecar did not become ready")
-        yield url, process.pid
+        yield process.url, process.pid
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        process.stop()
 
 
 def steady_request(members: int, partitions: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ The broker is started with ``deploy/local-kafka/kafka`` in a temporary directory
 stopped at the end, unless ``--bootstrap`` names a running one; the sidecar is a
 subprocess stopped by its pid.
 
-    .venv/bin/python bench/shim.py [--seed 7] [--rebalances 50] [--bootstrap HOST:PORT]
+    .venv/bin/python -m bench.shim [--seed 7] [--rebalances 50] [--bootstrap HOST:PORT]
 """
 
 from __future__ import annotations
@@ -40,20 +40,16 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
-
-from tests.client.backlog import skewed_backlog  # noqa: E402
-from tests.client.cluster_stub import PartitionsByTopic  # noqa: E402
-from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar  # noqa: E402
-from tests.client.members import AiokafkaMember, Partition  # noqa: E402
-from tests.client.sidecar_process import SidecarProcess, free_port, start_sidecar  # noqa: E402
-
-from lagassign_client import LagAssignor  # noqa: E402
-from lagassign_client.group import GroupView, Subscriber, partition_counts  # noqa: E402
-from lagassign_client.userdata import decode_subscription  # noqa: E402
-from local_broker import local_broker  # noqa: E402
-from percentiles import percentile  # noqa: E402
+from bench.percentiles import percentile
+from harness.broker import local_broker
+from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from lagassign_client import LagAssignor
+from lagassign_client.group import GroupView, Subscriber, partition_counts
+from lagassign_client.userdata import decode_subscription
+from tests.client.backlog import skewed_backlog
+from tests.client.cluster_stub import PartitionsByTopic
+from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
+from tests.client.members import AiokafkaMember, Partition
 
 DEADLINE_S = 1.5
 FALLBACK_BAR_MS = 50.0
@@ -100,13 +96,13 @@ def ms(seconds: float) -> float:
 @contextmanager
 def running_sidecar(bootstrap: str, log: Path) -> Iterator[SidecarProcess]:
     sidecar = start_sidecar(
-        log,
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "1",
             "LAGASSIGN_GROUP_PATTERN": r"bench-shim\..*",
             "LAGASSIGN_LOG_LEVEL": "warning",
         },
+        log,
     )
     try:
         yield sidecar

@@ -12,16 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from lagassign.demo import TARGET_LAG, compact_json
-from tests.kafka_fixture import LocalKafka
+from deploy.demo.run import TARGET_LAG, compact_json
+from harness.broker import REPO, LocalKafka
+from harness.sidecar import free_port
 
 DEMO_TIMEOUT_S = 300
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.kafka
@@ -34,7 +29,7 @@ def test_the_demo_answers_once_and_stops_what_it_started(
         [
             sys.executable,
             "-m",
-            "lagassign.demo",
+            "deploy.demo.run",
             "--kafka-dir",
             str(kafka_broker.directory),
             "--port",
@@ -47,6 +42,7 @@ def test_the_demo_answers_once_and_stops_what_it_started(
         text=True,
         timeout=DEMO_TIMEOUT_S,
         env=environ,
+        cwd=REPO,
         check=False,
     )
     out = done.stdout

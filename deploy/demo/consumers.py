@@ -1,6 +1,6 @@
 """``make demo``: real consumers with the lagassign shim on the demo group, next to Kafka's range.
 
-    .venv/bin/python deploy/demo/consumers.py [--kafka-dir DIR] [--work-dir DIR] [--rate N]
+    .venv/bin/python -m deploy.demo.consumers [--kafka-dir DIR] [--work-dir DIR] [--rate N]
 
 1. starts the local broker (or uses the one ``make run`` left running in the same
    directory), creates the demo topics with their skewed lag for the group
@@ -47,22 +47,18 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
 )
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from lagassign.demo import (
+from deploy.demo.run import (
     CONSUMED,
     DEMO_DIR,
     GROUP,
-    REPO,
     TARGET_LAG,
-    Broker,
-    Sidecar,
     commit_target_lag,
     create_topics,
     produce,
-    start_broker,
     start_sidecar,
-    stop_broker,
-    stop_sidecar,
 )
+from harness.broker import REPO, LocalKafka, start_broker, stop_broker
+from harness.sidecar import SidecarProcess
 from lagassign_client import LagAssignor
 
 MEMBERS = 3
@@ -284,7 +280,7 @@ async def wait_for_fallback(members: Sequence[Member]) -> None:
     raise SystemExit(f"the group did not settle on the fallback within {DEADLINE_S:.0f} s")
 
 
-async def demo(broker: Broker, work_dir: Path, rate: float) -> None:
+async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
     bootstrap = broker.bootstrap
     say(f"Kafka at {bootstrap}. The demo topics with skewed lag for the group {GROUP} ...")
     await create_topics(bootstrap)
@@ -292,7 +288,7 @@ async def demo(broker: Broker, work_dir: Path, rate: float) -> None:
         bootstrap, {t: [lag + CONSUMED for lag in lags] for t, lags in TARGET_LAG.items()}
     )
     await commit_target_lag(bootstrap)
-    sidecar: Sidecar = start_sidecar(bootstrap, free_port(), work_dir)
+    sidecar: SidecarProcess = start_sidecar(bootstrap, free_port(), work_dir)
     members: list[Member] = []
     try:
         async with httpx.AsyncClient(
@@ -338,7 +334,7 @@ async def demo(broker: Broker, work_dir: Path, rate: float) -> None:
             say(f"  caught up in {lagassign_s:.1f} s under lagassign.")
         say()
         say(f"The sidecar stops (pid {sidecar.process.pid}); a fourth consumer joins ...")
-        stop_sidecar(sidecar)
+        sidecar.stop()
         members.append(
             Member(
                 bootstrap,
@@ -386,12 +382,12 @@ async def demo(broker: Broker, work_dir: Path, rate: float) -> None:
         say(f"Stopping the consumers, the sidecar{also} ...")
         for m in members:
             await m.stop()
-        stop_sidecar(sidecar)
+        sidecar.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="deploy/demo/consumers.py",
+        prog="python -m deploy.demo.consumers",
         description="Real consumers with the lagassign shim on the demo group, next to range.",
     )
     parser.add_argument(

@@ -1,20 +1,34 @@
-"""Plots as inline SVG text: line charts and grouped bar charts, no plotting library.
+"""The report's plots, drawn by matplotlib and embedded as inline ``<svg>`` text.
 
-The report embeds the returned ``<svg>`` elements directly, so the page needs no
-script, no font and no network to be read. Every mark carries a ``<title>`` (the
-browser shows it on hover) with its exact value.
+The figures are drawn with matplotlib's object API (a :class:`~matplotlib.figure.Figure`
+of its own per chart, no pyplot and no GUI backend) and written by its SVG backend with
+text kept as ``<text>`` (``svg.fonttype = none``), so the page needs no script, no
+image file, no font file and no network to be read. The SVG is then tidied for
+inlining in HTML: no XML prolog or metadata, no clip paths (every mark lies inside
+its axes, whose limits always cover the data), plain ``href`` for markers, and a
+``<title>`` (shown on hover) on every line and bar with its exact value.
 
 Example: ``line_chart("Imbalance", [Series("range", ((0, 1.5), (10, 1.2)))],
-x_label="time", y_label="max / mean")`` gives one polyline with two points.
+x_label="time", y_label="max / mean")`` gives one line (``<g id="series-0">``) with
+two points.
 """
 
 from __future__ import annotations
 
-import math
+import io
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
+from typing import Any
 
+import matplotlib as mpl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.typing import RcKeyType
+
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 PALETTE = (
     "#1f77b4",
     "#d62728",
@@ -25,9 +39,24 @@ PALETTE = (
     "#8c564b",
     "#e377c2",
 )
-
-WIDTH, HEIGHT = 760, 340
-LEFT, RIGHT, TOP, BOTTOM = 72, 150, 34, 50
+# Inches at 100 dpi: 760 x 340 px, as the page lays them out.
+SIZE = (7.6, 3.4)
+STYLE: dict[RcKeyType, Any] = {
+    "svg.fonttype": "none",  # <text>, not glyph paths: small, searchable, no font file
+    "svg.hashsalt": "lagassign",  # the same ids on every run
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
+    "font.size": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+# Written as the default namespace (<svg xmlns=...>), as a browser expects inline SVG.
+ET.register_namespace("", SVG_NS)
+# Ids of the parts a reader (or a test) looks for.
+PLOT_AREA = "plot-area"
+TITLE = "chart-title"
+# Ticks step by 1, 2 or 5 x 10^k: round labels only.
+ROUND_STEPS = [1, 2, 5, 10]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,39 +76,43 @@ def line_chart(
     x_format: Callable[[float], str] | None = None,
     y_from_zero: bool = False,
 ) -> str:
-    """An SVG line chart with axes, ticks and a legend (one colour per series)."""
-    points = [pt for s in series for pt in s.points]
-    if not points:
+    """An SVG line chart with axes, round ticks and a legend (one colour per series).
+
+    Each line is ``<g id="series-N">`` with the series' name as its ``<title>``; a
+    one-point series shows as a dot.
+    """
+    if not any(s.points for s in series):
         return _empty(title)
-    xs = [x for x, _ in points]
-    ys = [y for _, y in points]
-    x_lo, x_hi = _span(min(xs), max(xs))
-    y_lo, y_hi = _span(0.0 if y_from_zero else min(ys), max(ys))
-    y_ticks = nice_ticks(y_lo, y_hi)
-    y_lo, y_hi = min(y_lo, y_ticks[0]), max(y_hi, y_ticks[-1])
-    x_ticks = nice_ticks(x_lo, x_hi)
-    fx = _scale(x_lo, x_hi, LEFT, WIDTH - RIGHT)
-    fy = _scale(y_lo, y_hi, HEIGHT - BOTTOM, TOP)
-    label_x = x_format or format_number
-    parts = [_open(title), *_axes(x_label, y_label)]
-    for tick in x_ticks:
-        if x_lo <= tick <= x_hi:
-            parts.append(_x_tick(fx(tick), label_x(tick)))
-    for tick in y_ticks:
-        parts.append(_y_tick(fy(tick), format_number(tick)))
-    for i, s in enumerate(series):
-        colour = PALETTE[i % len(PALETTE)]
-        path = " ".join(f"{fx(x):.1f},{fy(y):.1f}" for x, y in s.points)
-        parts.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="1.8" points="{path}">'
-            f"<title>{escape(s.name)}</title></polyline>"
-        )
-        if len(s.points) == 1:
-            ((x, y),) = s.points
-            parts.append(f'<circle cx="{fx(x):.1f}" cy="{fy(y):.1f}" r="3" fill="{colour}"/>')
-    parts.extend(_legend([s.name for s in series]))
-    parts.append("</svg>")
-    return "\n".join(parts)
+    titles: dict[str, str] = {}
+    with mpl.rc_context(STYLE):
+        figure, axes = _figure(title, y_label)
+        for i, s in enumerate(series):
+            xs = [x for x, _ in s.points]
+            ys = [y for _, y in s.points]
+            (line,) = axes.plot(
+                xs,
+                ys,
+                color=PALETTE[i % len(PALETTE)],
+                linewidth=1.8,
+                marker="o" if len(s.points) == 1 else None,
+                markersize=5,
+                label=s.name,
+            )
+            line.set_gid(f"series-{i}")
+            titles[f"series-{i}"] = s.name
+        instants = {x for s in series for x, _ in s.points}
+        if len(instants) == 1:  # one instant: a second either side, not a share of the epoch
+            (only,) = instants
+            axes.set_xlim(only - 1.0, only + 1.0)
+        if y_from_zero:
+            axes.set_ylim(bottom=min(0.0, *(y for s in series for _, y in s.points)))
+        axes.set_xlabel(x_label)
+        axes.xaxis.set_major_locator(MaxNLocator(nbins=6, steps=ROUND_STEPS))
+        axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=ROUND_STEPS))
+        label_x = x_format or format_number
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: label_x(v)))
+        _legend(axes)
+        return _svg(figure, title, titles)
 
 
 def bar_chart(
@@ -89,48 +122,39 @@ def bar_chart(
     *,
     y_label: str,
 ) -> str:
-    """An SVG grouped bar chart: per category, one bar per entry of ``bars`` (legend)."""
+    """An SVG grouped bar chart: per category, one bar per entry of ``bars`` (legend).
+
+    Each bar is ``<g id="bar-C-B">`` (category C, entry B) titled ``"category / entry:
+    value"``. The value axis runs from 0 to a round tick at or above the largest bar,
+    so no bar reaches past its axis or into the title.
+    """
     values = [v for vs in bars.values() for v in vs]
     if not categories or not values:
         return _empty(title)
-    y_ticks = nice_ticks(0.0, max(max(values), 0.0) or 1.0)
-    y_hi = y_ticks[-1]
-    fy = _scale(0.0, y_hi, HEIGHT - BOTTOM, TOP)
-    slot = (WIDTH - RIGHT - LEFT) / len(categories)
-    bar = slot * 0.8 / max(1, len(bars))
-    parts = [_open(title), *_axes("", y_label)]
-    for tick in y_ticks:
-        parts.append(_y_tick(fy(tick), format_number(tick)))
-    for c, category in enumerate(categories):
-        left = LEFT + slot * c + slot * 0.1
-        parts.append(_x_tick(LEFT + slot * (c + 0.5), category))
-        for b, (name, vs) in enumerate(bars.items()):
-            value = vs[c]
-            top = fy(max(value, 0.0))
-            parts.append(
-                f'<rect x="{left + b * bar:.1f}" y="{top:.1f}" width="{bar * 0.92:.1f}" '
-                f'height="{HEIGHT - BOTTOM - top:.1f}" fill="{PALETTE[b % len(PALETTE)]}">'
-                f"<title>{escape(category)} / {escape(name)}: {format_number(value)}</title></rect>"
-            )
-    parts.extend(_legend(list(bars)))
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    """About ``count`` round tick values covering [lo, hi] (steps of 1, 2 or 5 x 10^k)."""
-    if hi <= lo:
-        hi = lo + 1.0
-    raw = (hi - lo) / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    first = math.floor(lo / step) * step
-    ticks = []
-    tick = first
-    while tick < hi + step * 0.5:
-        ticks.append(round(tick, 12))
-        tick += step
-    return ticks
+    titles: dict[str, str] = {}
+    with mpl.rc_context(STYLE):
+        figure, axes = _figure(title, y_label)
+        width = 0.8 / max(1, len(bars))
+        for c, category in enumerate(categories):  # category by category, as the eye reads
+            for b, (name, heights) in enumerate(bars.items()):
+                (patch,) = axes.bar(
+                    c - 0.4 + width * (b + 0.5),
+                    max(heights[c], 0.0),
+                    width * 0.92,
+                    color=PALETTE[b % len(PALETTE)],
+                    label=name if c == 0 else None,
+                ).patches
+                patch.set_gid(f"bar-{c}-{b}")
+                titles[f"bar-{c}-{b}"] = f"{category} / {name}: {format_number(heights[c])}"
+        axes.set_xticks(range(len(categories)), list(categories))
+        axes.set_xlim(-0.6, len(categories) - 0.4)
+        locator = MaxNLocator(nbins=5, steps=ROUND_STEPS, min_n_ticks=2)
+        axes.yaxis.set_major_locator(locator)
+        # Headroom: the axis ends on the first round tick 5 % above the largest bar.
+        top = (max(max(values), 0.0) or 1.0) * 1.05
+        axes.set_ylim(0.0, max(locator.tick_values(0.0, top)[-1], top))
+        _legend(axes)
+        return _svg(figure, title, titles)
 
 
 def format_number(value: float) -> str:
@@ -147,73 +171,76 @@ def format_number(value: float) -> str:
     return f"{value:.2f}".rstrip("0")
 
 
-def _span(lo: float, hi: float) -> tuple[float, float]:
-    if hi > lo:
-        return lo, hi
-    pad = abs(lo) * 0.1 or 1.0
-    return lo - pad, hi + pad
+def _figure(title: str, y_label: str) -> tuple[Figure, Axes]:
+    figure = Figure(figsize=SIZE, dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    axes.patch.set_gid(PLOT_AREA)
+    axes.set_title(title, loc="left", fontsize=11, fontweight="bold", gid=TITLE)
+    axes.set_ylabel(y_label)
+    axes.grid(axis="y", color="#dddddd", linewidth=0.8)
+    axes.set_axisbelow(True)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_number(v)))
+    return figure, axes
 
 
-def _scale(lo: float, hi: float, a: float, b: float) -> Callable[[float], float]:
-    ratio = (b - a) / (hi - lo)
-    return lambda v: a + (v - lo) * ratio
+def _legend(axes: Axes) -> None:
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
-def _open(title: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
-        f'font-family="sans-serif" font-size="12">\n<title>{escape(title)}</title>\n'
-        f'<text x="{LEFT}" y="20" font-size="14" font-weight="bold">{escape(title)}</text>'
-    )
+def _svg(
+    figure: Figure,
+    title: str,
+    titles: Mapping[str, str],
+) -> str:
+    """The figure as inline SVG text: tidied, titled, every mark with its ``<title>``."""
+    out = io.StringIO()
+    figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    root = ET.fromstring(out.getvalue())
+    shapes = {
+        element.get("id"): element
+        for defs in root.iter(f"{{{SVG_NS}}}defs")
+        for element in list(defs)
+        if element.tag == f"{{{SVG_NS}}}path"
+    }
+    for parent in root.iter():
+        for i, child in enumerate(list(parent)):
+            if child.tag in (f"{{{SVG_NS}}}metadata", f"{{{SVG_NS}}}clipPath"):
+                parent.remove(child)
+            elif child.tag == f"{{{SVG_NS}}}use":
+                parent.remove(child)
+                parent.insert(i, _drawn_in_place(child, shapes))
+            elif child.get("id") in shapes and parent.tag == f"{{{SVG_NS}}}defs":
+                parent.remove(child)
+        parent.attrib.pop("clip-path", None)
+        gid = parent.get("id", "")
+        if gid in titles:
+            hover = ET.Element(f"{{{SVG_NS}}}title")
+            hover.text = titles[gid]
+            parent.insert(0, hover)
+    root.set("role", "img")
+    root.set("aria-label", title)
+    heading = ET.Element(f"{{{SVG_NS}}}title")
+    heading.text = title
+    root.insert(0, heading)
+    return ET.tostring(root, encoding="unicode")
 
 
-def _axes(x_label: str, y_label: str) -> list[str]:
-    bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
-    out = [
-        f'<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>',
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#333"/>',
-        f'<text x="16" y="{(TOP + bottom) / 2:.0f}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {(TOP + bottom) / 2:.0f})">{escape(y_label)}</text>',
-    ]
-    if x_label:
-        out.append(
-            f'<text x="{(LEFT + right) / 2:.0f}" y="{HEIGHT - 8}" '
-            f'text-anchor="middle">{escape(x_label)}</text>'
-        )
-    return out
+def _drawn_in_place(use: ET.Element, shapes: Mapping[str | None, ET.Element]) -> ET.Element:
+    """The shape a ``<use>`` points at (a tick or a marker), as a path of its own.
 
-
-def _x_tick(x: float, label: str) -> str:
-    y = HEIGHT - BOTTOM
-    return (
-        f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 5}" stroke="#333"/>'
-        f'<text x="{x:.1f}" y="{y + 18}" text-anchor="middle">{escape(label)}</text>'
-    )
-
-
-def _y_tick(y: float, label: str) -> str:
-    return (
-        f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>'
-        f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(label)}</text>'
-    )
-
-
-def _legend(names: Sequence[str]) -> list[str]:
-    x = WIDTH - RIGHT + 14
-    out = []
-    for i, name in enumerate(names):
-        y = TOP + 8 + i * 18
-        out.append(
-            f'<rect x="{x}" y="{y - 9}" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
-            f'<text x="{x + 18}" y="{y + 1}">{escape(name)}</text>'
-        )
-    return out
+    The page then holds no reference at all, not even to a fragment of itself.
+    """
+    href = use.get(XLINK_HREF) or use.get("href") or ""
+    shape = shapes[href.removeprefix("#")]
+    path = ET.Element(f"{{{SVG_NS}}}path", {"d": shape.get("d", "")})
+    path.set("transform", f"translate({use.get('x', '0')} {use.get('y', '0')})")
+    path.set("style", use.get("style") or shape.get("style") or "")
+    return path
 
 
 def _empty(title: str) -> str:
-    return (
-        f"{_open(title)}\n"
-        f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" text-anchor="middle" fill="#666">'
-        "no data</text>\n</svg>"
-    )
+    with mpl.rc_context(STYLE):
+        figure = Figure(figsize=SIZE, dpi=100)
+        figure.text(0.02, 0.92, title, fontsize=11, fontweight="bold", gid=TITLE)
+        figure.text(0.5, 0.5, "no data", ha="center", va="center", color="#666666")
+        return _svg(figure, title, {})

@@ -96,6 +96,7 @@ def run(spark: SparkSession, settings: JobSettings, progress: Progress) -> JobRe
         replayed = spark.read.parquet(os.fspath(tables["backtest"]))
         _write(strategy_summary(replayed), tables["backtest_summary"])
         summary = spark.read.parquet(os.fspath(tables["backtest_summary"]))
+        groups_replayed, groups_with_one_member = _group_sizes(replayed)
         page = ReportPage(
             generated_at=datetime.now(UTC),
             history=facts,
@@ -118,6 +119,8 @@ def run(spark: SparkSession, settings: JobSettings, progress: Progress) -> JobRe
                 "weights file": os.fspath(settings.weights),
                 **{f"table {name}": os.fspath(path) for name, path in tables.items()},
             },
+            groups_replayed=groups_replayed,
+            groups_with_one_member=groups_with_one_member,
         )
         report_html = settings.report / "report.html"
         report_html.parent.mkdir(parents=True, exist_ok=True)
@@ -192,6 +195,20 @@ def _facts(rates: DataFrame, source: str) -> HistoryFacts:
         first=_moment(row["first_ms"]),
         last=_moment(row["last_ms"]),
     )
+
+
+def _group_sizes(replayed: DataFrame) -> tuple[int, int]:
+    """Replayed groups, and those with at most one member in every replayed snapshot."""
+    row = (
+        replayed.groupBy("cluster", "group")
+        .agg(F.max("members").alias("most"))
+        .agg(
+            F.count(F.lit(1)).alias("groups"),
+            F.count(F.when(F.col("most") <= 1, True)).alias("single"),
+        )
+        .collect()[0]
+    )
+    return int(row["groups"]), int(row["single"])
 
 
 def _series(table: DataFrame, column: str) -> list[Series]:

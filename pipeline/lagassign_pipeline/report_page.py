@@ -52,6 +52,9 @@ class ReportPage:
     max_lag_quantiles: Mapping[str, Sequence[float]]
     hottest: Sequence[Mapping[str, object]]
     files: Mapping[str, str] = field(default_factory=dict)
+    # Replayed groups, and how many of them never had more than one member.
+    groups_replayed: int = 0
+    groups_with_one_member: int = 0
 
 
 def render_report(page: ReportPage) -> str:
@@ -86,7 +89,7 @@ def render_report(page: ReportPage) -> str:
                 x_format=_time_format(page.imbalance),
             ),
             "1.0 is perfect balance. Each point is the mean over groups of the snapshots "
-            "in one time bucket.",
+            "in one time bucket." + _one_member_note(page),
         ),
         _figure(
             line_chart(
@@ -194,6 +197,26 @@ def _forecast_table(summary: Sequence[Mapping[str, object]]) -> str:
     return f"<table>{head}{''.join(body)}</table>"
 
 
+def _one_member_note(page: ReportPage) -> str:
+    """Why imbalance is 1.0 for every strategy when a group has a single member."""
+    single, groups = page.groups_with_one_member, page.groups_replayed
+    if single == 0:
+        return ""
+    why = (
+        "a group with one member gives that member every partition, so its largest member "
+        "lag is its mean member lag and its imbalance is 1.0 under every strategy"
+    )
+    if single == groups:
+        return (
+            f" Every replayed group has one member: {why}. The lines coincide; "
+            "the strategies can only differ once a group has two members or more."
+        )
+    return (
+        f" {single} of {groups} replayed groups have one member: {why}, "
+        "which pulls the means toward 1.0."
+    )
+
+
 def _realised_chart(summary: Sequence[Mapping[str, object]]) -> str:
     strategies = sorted({str(r["strategy"]) for r in summary})
     by_key = {(str(r["strategy"]), str(r["weights"])): r for r in summary}
@@ -270,7 +293,12 @@ def _when(moment: datetime | None) -> str:
 def _time_format(series: Sequence[Series]) -> Callable[[float], str]:
     xs = [x for s in series for x, _ in s.points]
     span = (max(xs) - min(xs)) if xs else 0.0
-    pattern = "%H:%M" if span < 2 * 86_400 else "%m-%d %H:%M"
+    if span < 600:
+        pattern = "%H:%M:%S"
+    elif span < 2 * 86_400:
+        pattern = "%H:%M"
+    else:
+        pattern = "%m-%d %H:%M"
 
     def label(epoch_s: float) -> str:
         return datetime.fromtimestamp(epoch_s, UTC).strftime(pattern)

@@ -4,26 +4,20 @@ the worst member's lag and the stall time, and one tiny run on the real broker."
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]  # noqa: E402
+from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
 
-from catchup_figures import Stall, catch_up_at, stalled_s, worst_member  # noqa: E402
-from catchup_members import PythonGroup  # noqa: E402
-from catchup_run import produce_counts, run_one  # noqa: E402
-from catchup_sampler import Sample  # noqa: E402
-from catchup_scenarios import Production, Scenario, lower_bound_s  # noqa: E402
-from tests.kafka_fixture import LocalKafka  # noqa: E402
-from tests.lagview.kafka_builders import create_topic  # noqa: E402
+from bench.catchup_figures import Stall, catch_up_at, stalled_s, worst_member
+from bench.catchup_members import PythonGroup
+from bench.catchup_run import produce_counts, run_one
+from bench.catchup_sampler import Sample
+from bench.catchup_scenarios import Production, Scenario, lower_bound_s
+from harness.broker import LocalKafka
+from harness.builders import create_topic
 
 
 def test_lower_bound_is_the_larger_of_group_rate_and_largest_partition() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.broker import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
 from tests.broker.answerer import Answerer
-from tests.kafka_fixture import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
 
 # Generous for a loaded test machine; the slow answerer waits far longer (SLOW_S).
 DEADLINE_MS = 300

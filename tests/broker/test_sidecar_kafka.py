@@ -28,6 +28,8 @@ import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 
+from harness.broker import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
+from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from tests.broker.consumers import (
     JavaMember,
     Owned,
@@ -37,8 +39,6 @@ from tests.broker.consumers import (
     poll_mixed_until,
 )
 from tests.client.members import AiokafkaMember
-from tests.client.sidecar_process import SidecarProcess, free_port, start_sidecar
-from tests.kafka_fixture import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
 from tests.lagview.test_kafka_tool import parse_describe
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
@@ -90,12 +90,12 @@ def sidecar_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar
     kafka.state = json.loads((directory / "broker.json").read_text())
     try:
         sidecar = start_sidecar(
-            directory / "sidecar.log",
             {
                 "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
                 "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
                 "LAGASSIGN_RESET_POLICY": "earliest",
             },
+            directory / "sidecar.log",
             port=port,
         )
         try:

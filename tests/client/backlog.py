@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
 from tests.client.members import Partition, Record
-from tests.client.sidecar_process import SidecarProcess
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 # The groups of these tests; the sidecar tracks them from their first commit.
 GROUP_PREFIX = "shim."
@@ -42,13 +42,14 @@ def produced_records(
 
 async def sidecar_sees(sidecar: SidecarProcess, group: str, total_lag: int) -> None:
     """Wait until the sidecar's cached view of ``group`` holds ``total_lag``."""
-    deadline = time.monotonic() + SIDECAR_DEADLINE_S
-    seen: object = None
-    while time.monotonic() < deadline:
+
+    async def seen() -> int | None:
         report = await asyncio.to_thread(sidecar.group, group)
-        if report is not None:
-            seen = sum(row["lag"] or 0 for row in report["partitions"])
-            if seen == total_lag:
-                return
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"the sidecar sees lag {seen} for {group}, not {total_lag}")
+        return None if report is None else sum(row["lag"] or 0 for row in report["partitions"])
+
+    async def holds_total() -> bool:
+        return await seen() == total_lag
+
+    await eventually_async(
+        holds_total, SIDECAR_DEADLINE_S, f"the sidecar sees lag {total_lag} for {group}", 0.25
+    )

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.sidecar import SidecarProcess, start_sidecar
 from tests.client.backlog import GROUP_PATTERN
 from tests.client.java_build import java_member_classpath
-from tests.client.sidecar_process import SidecarProcess, start_sidecar
-from tests.kafka_fixture import LocalKafka
 
 
 @pytest.fixture(scope="session")
@@ -18,12 +18,12 @@ def sidecar(
 ) -> Iterator[SidecarProcess]:
     """``lagassign serve`` on the session's broker, refreshing lag every second."""
     process = start_sidecar(
-        tmp_path_factory.mktemp("sidecar") / "lagassign.log",
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "1",
             "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
         },
+        tmp_path_factory.mktemp("sidecar") / "lagassign.log",
     )
     try:
         yield process

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import produce
+from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, produced_records, sidecar_sees, skewed_backlog
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
 from tests.client.members import consumed_all, make_member, settled
-from tests.client.sidecar_process import SidecarProcess
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 

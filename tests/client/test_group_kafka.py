@@ -9,7 +9,6 @@ do not commit here, so the lag the sidecar sees stays the backlog.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,12 @@ import pytest
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor  # type: ignore[import-untyped]
 from aiokafka.coordinator.protocol import ConsumerProtocol  # type: ignore[import-untyped]
 
+from harness.broker import LocalKafka
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.members import Partition, make_member, settled
-from tests.client.sidecar_process import SidecarProcess
-from tests.kafka_fixture import LocalKafka
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -44,15 +44,16 @@ def range_member_lags(
 
 async def live_matches_last_answer(sidecar: SidecarProcess, group: str) -> dict[str, Any]:
     """The sidecar's report once it says the live assignment is its last answer."""
-    deadline = time.monotonic() + MATCH_DEADLINE_S
-    report: dict[str, Any] | None = None
-    while time.monotonic() < deadline:
+
+    async def matching() -> dict[str, Any] | None:
         report = await asyncio.to_thread(sidecar.group, group)
         if report is not None and report["live_vs_last_answer"]["status"] == "matches":
             return report
-        await asyncio.sleep(0.5)
-    verdict = report["live_vs_last_answer"] if report else None
-    raise AssertionError(f"the live assignment of {group} is not the last answer: {verdict}")
+        return None
+
+    return await eventually_async(
+        matching, MATCH_DEADLINE_S, f"the live assignment of {group} is the last answer", 0.5
+    )
 
 
 GROUPS = [

@@ -26,6 +26,9 @@ from typing import Any
 import httpx
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import create_topic, produce
+from harness.sidecar import SidecarProcess, free_port
 from tests.client.backlog import GROUP_PREFIX, SKEW, sidecar_sees, skewed_backlog
 from tests.client.installed_java import (
     InstalledConsumer,
@@ -34,9 +37,6 @@ from tests.client.installed_java import (
     mirror_settings,
 )
 from tests.client.members import Partition
-from tests.client.sidecar_process import SidecarProcess, free_port
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import create_topic, produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 

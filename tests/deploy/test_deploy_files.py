@@ -1,25 +1,28 @@
 """The files in ``deploy/`` and the Dockerfile parse, fit together and name real metrics.
 
 No Docker engine or cluster runs here: these tests read the files (YAML with
-:mod:`tests.deploy.block_yaml`, the dashboard with ``json``) and check what
-would otherwise only fail at deploy time: names that must match, the probes,
-the native-sidecar shape, the KRaft settings, and that every metric a rule or
-panel queries is one the service really exports.
+PyYAML's safe loader, the dashboard with ``json``), validate the compose file
+against the Compose Specification's JSON schema (the copy ``check-jsonschema``
+ships, so no network), and check what would otherwise only fail at deploy time:
+names that must match, the probes, the native-sidecar shape, the KRaft settings,
+and that every metric a rule or panel queries is one the service really exports.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from lagassign.http.sidecar import build_sidecar
 from lagassign.settings import Settings
-from tests.deploy.block_yaml import load_all
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,8 +30,28 @@ DEPLOY = REPO / "deploy"
 METRIC = re.compile(r"\b(lagassign_[a-z_]+)\b")
 
 
+CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
+
+
+def load_all(text: str) -> list[Any]:
+    """Every document of a YAML text, as plain dicts, lists and scalars."""
+    return list(yaml.safe_load_all(text))
+
+
 def yaml_file(relative: str) -> list[Any]:
     return load_all((DEPLOY / relative).read_text())
+
+
+def compose_schema_errors(path: Path) -> str | None:
+    """None if ``path`` is a valid Compose file, else the validator's message."""
+    done = subprocess.run(
+        [str(CHECK_JSONSCHEMA), "--builtin-schema", "vendor.compose-spec", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return None if done.returncode == 0 else done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +85,20 @@ def test_every_yaml_file_parses() -> None:
         documents = load_all(path.read_text())
         assert documents, path
         assert all(isinstance(d, dict) for d in documents), path
+
+
+def test_compose_file_follows_the_compose_specification(tmp_path: Path) -> None:
+    assert compose_schema_errors(DEPLOY / "compose.yaml") is None
+    # The check can fail: a service with a misspelt key is refused.
+    (compose,) = yaml_file("compose.yaml")
+    compose["services"]["lagassign"]["healthchek"] = compose["services"]["lagassign"].get(
+        "healthcheck", {}
+    )
+    broken = tmp_path / "compose.yaml"
+    broken.write_text(yaml.safe_dump(compose))
+    errors = compose_schema_errors(broken)
+    assert errors is not None
+    assert "healthchek" in errors
 
 
 def test_compose_runs_kraft_kafka_the_sidecar_and_prometheus() -> None:

@@ -10,13 +10,13 @@ import pyarrow.dataset as ds  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.history.schema import HISTORY_SCHEMA
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 pytestmark = pytest.mark.kafka
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 import pytest
 from aiokafka import TopicPartition  # type: ignore[import-untyped]
 
+from harness.broker import LocalKafka
+from harness.builders import create_topic, members, produce
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import create_topic, members, produce
 
 pytestmark = pytest.mark.kafka
 

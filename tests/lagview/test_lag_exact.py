@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping
 import pytest
 from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, delete_records, produce
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, delete_records, produce
 
 pytestmark = pytest.mark.kafka
 

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 from tests.lagview.refresh_calls import CallOnRefresh
 
 pytestmark = pytest.mark.kafka
 
 DEADLINE_S = 90.0
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {DEADLINE_S} s: {what}")
 
 
 def test_broker_stopped_and_started_during_refreshes(
@@ -48,7 +39,7 @@ def test_broker_stopped_and_started_during_refreshes(
         )
         await view.start()
         try:
-            await until(lambda: view.first_snapshot_loaded, "first snapshot")
+            await eventually_async(lambda: view.first_snapshot_loaded, DEADLINE_S, "first snapshot")
             before = view.snapshot(group)
             assert before is not None
             assert before.error is None
@@ -61,9 +52,11 @@ def test_broker_stopped_and_started_during_refreshes(
             await asyncio.to_thread(broker.stop)
             stopped_at = datetime.now(UTC)
             assert not await asyncio.to_thread(broker.is_running)
-            await until(lambda: not view.kafka_up, "view notices the outage")
+            await eventually_async(lambda: not view.kafka_up, DEADLINE_S, "view notices the outage")
             failed_so_far = len(refreshes)
-            await until(lambda: len(refreshes) >= failed_so_far + 3, "refreshes go on")
+            await eventually_async(
+                lambda: len(refreshes) >= failed_so_far + 3, DEADLINE_S, "refreshes go on"
+            )
             during = view.snapshot(group)
             assert during is not None
             assert during.stale
@@ -88,13 +81,15 @@ def test_broker_stopped_and_started_during_refreshes(
                 now = view.snapshot(group)
                 return view.kafka_up and now is not None and now.error is None and not now.stale
 
-            await until(recovered, "view recovers by itself")
+            await eventually_async(recovered, DEADLINE_S, "view recovers by itself")
             after = view.snapshot(group)
             assert after is not None
-            await until(
-                lambda: [p.lag for p in view.snapshot(group).partitions] == [6, 4],  # type: ignore[union-attr]
-                "new lag",
-            )
+
+            def new_lag() -> bool:
+                now = view.snapshot(group)
+                return now is not None and [p.lag for p in now.partitions] == [6, 4]
+
+            await eventually_async(new_lag, DEADLINE_S, "new lag")
             assert after.as_of > before.as_of
             assert view.last_refresh_error is None
             assert view.running

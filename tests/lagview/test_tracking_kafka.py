@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
+from harness.broker import KAFKA_SCRIPT, LocalKafka
+from harness.builders import commit, create_topic, produce
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import KAFKA_SCRIPT, LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 pytestmark = pytest.mark.kafka
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -72,6 +73,7 @@ def test_the_job_writes_tables_weights_and_the_report(spark: SparkSession, tmp_p
     for strategy in STRATEGIES:
         assert f"<td>{strategy}</td>" in html
     assert html.count("<svg") == 5
+    assert "one member" not in html  # two members per group
 
 
 @pytest.mark.spark
@@ -79,7 +81,8 @@ def test_recorded_history_is_used_and_missing_history_is_refused(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     recorded = tmp_path / "recorded"
-    write_history(synthetic_history(spark, SPEC), recorded)
+    # One member per group: the report says why every strategy shows imbalance 1.0.
+    write_history(synthetic_history(spark, replace(SPEC, members_per_group=1)), recorded)
     out = io.StringIO()
     settings = settings_in(
         tmp_path,
@@ -91,6 +94,7 @@ def test_recorded_history_is_used_and_missing_history_is_refused(
     assert not (tmp_path / "synthetic").exists()
     assert result.facts.rows == SPEC.rows
     assert result.facts.source == f"Parquet history in {recorded}"
+    assert "Every replayed group has one member" in result.report_html.read_text(encoding="utf-8")
 
     refusing = settings_in(tmp_path / "none", synthetic_when_missing=False)
     with pytest.raises(SystemExit, match="no history in"):

@@ -11,8 +11,8 @@ from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
+from harness.broker import LocalKafka
 from lagassign_pipeline.kafka_source import read_history_topic
-from tests.kafka_fixture import LocalKafka
 from tests.pipeline.histories import history_frame, history_row
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
@@ -90,3 +91,12 @@ def test_the_page_shows_the_figures_and_escapes_text() -> None:
     assert '<span class="better">-20.0 %</span>' in html  # balanced: 1,000 -> 800
     assert "+0.0 %" in html  # range: no change
     assert "var/forecast-weights.json" in html
+
+
+def test_one_member_groups_say_why_every_strategy_shows_imbalance_one() -> None:
+    assert "one member" not in render_report(PAGE)
+    every = render_report(replace(PAGE, groups_replayed=2, groups_with_one_member=2))
+    assert "Every replayed group has one member" in every
+    assert "imbalance is 1.0 under every strategy" in every
+    some = render_report(replace(PAGE, groups_replayed=3, groups_with_one_member=1))
+    assert "1 of 3 replayed groups have one member" in some

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 from tests.service.serving import lag_view_of, served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -26,15 +25,6 @@ DEADLINE_S = 60.0
 RECORDS = [100, 10, 40, 7, 12, 3]
 COMMITTED = [10, 5, 0, 7, 0, None]
 LAGS = [90, 5, 40, 0, 12, 0]
-
-
-async def until(check: Callable[[], Awaitable[bool]], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        if await check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {DEADLINE_S} s: {what}")
 
 
 async def group_with_known_lag(bootstrap: str, topic: str, groups: list[str]) -> None:
@@ -83,9 +73,10 @@ async def test_assign_without_lags_answers_from_the_cached_kafka_lag(
     await group_with_known_lag(kafka_broker.bootstrap, topic, [group])
     app = create_app(settings_for(kafka_broker.bootstrap, groups=group), kafka=True)
     async with served(app) as client:
-        await until(lambda: ready(client), "/readyz 200")
-        await until(
-            lambda: asyncio.sleep(0, lag_view_of(app).snapshot(group) is not None),
+        await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
+        await eventually_async(
+            lambda: lag_view_of(app).snapshot(group) is not None,
+            DEADLINE_S,
             "the group's first snapshot",
         )
         response = await client.post("/assign", json=assign_body(group, topic))
@@ -130,13 +121,14 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
     await group_with_known_lag(kafka_broker.bootstrap, topic, [group])
     app = create_app(settings_for(kafka_broker.bootstrap), kafka=True)
     async with served(app) as client:
-        await until(lambda: ready(client), "/readyz 200")
+        await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
         assert lag_view_of(app).snapshot(group) is None
         answer = (await client.post("/assign", json=assign_body(group, topic, members=3))).json()
         assert answer["lag"]["source"] == "kafka"
         assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
-        await until(
-            lambda: asyncio.sleep(0, group in lag_view_of(app).snapshots()),
+        await eventually_async(
+            lambda: group in lag_view_of(app).snapshots(),
+            DEADLINE_S,
             "the group tracked by the refresh loop",
         )
 

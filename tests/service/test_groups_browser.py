@@ -26,12 +26,13 @@ import httpx
 import pytest
 import uvicorn
 
+from harness.broker import REPO, LocalKafka
+from harness.builders import commit, create_topic, members, produce
+from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.view import LagView
 from lagassign.settings import Settings
-from tests.kafka_fixture import REPO, LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, members, produce
 from tests.service.page_reader import GroupsPage
 from tests.service.png_pixels import longest_runs, read_png
 
@@ -167,8 +168,8 @@ async def load_page(
 
 async def settled_view(view: LagView, group: str, server: uvicorn.Server) -> GroupSnapshot:
     """The group's snapshot once both members hold partitions and every lag is known."""
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
+
+    def settled() -> GroupSnapshot | None:
         snapshot = view.snapshot(group)
         if (
             server.started
@@ -179,8 +180,9 @@ async def settled_view(view: LagView, group: str, server: uvicorn.Server) -> Gro
             and snapshot.unknown_partitions == 0
         ):
             return snapshot
-        await asyncio.sleep(0.2)
-    raise TimeoutError(f"the view did not see group {group} settle within {DEADLINE_S} s")
+        return None
+
+    return await eventually_async(settled, DEADLINE_S, f"the view sees group {group} settle")
 
 
 async def answer_once(port: int, group: str, topic: str, snapshot: GroupSnapshot) -> dict[str, Any]:
@@ -207,14 +209,13 @@ async def answer_once(port: int, group: str, topic: str, snapshot: GroupSnapshot
 
 async def refreshed_after(view: LagView, group: str, answer: dict[str, Any]) -> GroupSnapshot:
     """The first snapshot read after the answer (so the page compares it with the answer)."""
-    deadline = time.monotonic() + DEADLINE_S
     answered = time.time()
-    while time.monotonic() < deadline:
+
+    def fresh() -> GroupSnapshot | None:
         snapshot = view.snapshot(group)
-        if snapshot is not None and snapshot.as_of.timestamp() > answered:
-            return snapshot
-        await asyncio.sleep(0.2)
-    raise TimeoutError(f"no refresh of {group} after the answer within {DEADLINE_S} s")
+        return snapshot if snapshot is not None and snapshot.as_of.timestamp() > answered else None
+
+    return await eventually_async(fresh, DEADLINE_S, f"a refresh of {group} after the answer")
 
 
 async def run_chromium(chromium: str, profile: Path, *args: str) -> str:

@@ -10,21 +10,22 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from harness.broker import LocalKafka
+from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.http.sidecar import kafka_client_kwargs
 from lagassign.redaction import RedactingFormatter
 from lagassign.settings import Settings
-from tests.kafka_fixture import LocalKafka
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import lag_view_of, served
 from tests.service.test_assign_kafka import (
+    DEADLINE_S,
     LAGS,
     assign_body,
     group_with_known_lag,
     member_lags,
     ready,
-    until,
 )
 
 pytestmark = pytest.mark.anyio
@@ -159,7 +160,7 @@ async def test_scram_against_the_local_broker(
     with caplog.at_level(logging.DEBUG):
         app = create_app(secured(**environ), kafka=True)
         async with served(app) as client:
-            await until(lambda: ready(client), "/readyz 200 over SCRAM")
+            await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200 over SCRAM")
             response = await client.post("/assign", json=assign_body(group, topic), headers=good)
             answer = response.json()
             assert answer["lag"]["source"] == "kafka"
@@ -174,7 +175,7 @@ async def test_scram_against_the_local_broker(
                 errors: int = lag_view_of(wrong).refresh_errors_total
                 return errors > 0
 
-            await until(refused, "a refused refresh")
+            await eventually_async(refused, DEADLINE_S, "a refused refresh")
             not_ready: httpx.Response = await client.get("/readyz")
     assert not_ready.status_code == 503
     assert "not-the-password" not in not_ready.text

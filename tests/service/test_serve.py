@@ -5,18 +5,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.kafka_fixture import LocalKafka
+from harness.broker import LocalKafka
+from harness.sidecar import start_sidecar
 from tests.service.test_assign_kafka import LAGS, assign_body, group_with_known_lag, member_lags
 
 DEADLINE_S = 60.0
@@ -26,12 +24,6 @@ TOKEN = "serve-test-token-0123456789"
 def base_environ() -> dict[str, str]:
     """The process environment without any LAGASSIGN_* variable of the caller."""
     return {k: v for k, v in os.environ.items() if not k.upper().startswith("LAGASSIGN_")}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.parametrize(
@@ -62,38 +54,6 @@ def test_refused_settings_print_a_clear_message_and_exit_2(
     assert message in done.stderr
 
 
-@contextmanager
-def sidecar(environ: dict[str, str], log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A ``lagassign serve`` process on a free port; stopped by its pid with SIGTERM."""
-    port = free_port()
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lagassign.cli", "serve"],
-            env={**base_environ(), "LAGASSIGN_PORT": str(port), **environ},
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        yield process, f"http://127.0.0.1:{port}"
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=30)
-
-
-def wait_until(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"not within {DEADLINE_S} s: {what}")
-
-
 @pytest.mark.kafka
 def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
@@ -106,31 +66,27 @@ def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
         "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
         "LAGASSIGN_TOKEN": TOKEN,
     }
-    log = tmp_path / "sidecar.log"
-    with sidecar(environ, log) as (process, url), httpx.Client(base_url=url, timeout=10) as client:
-
-        def ready() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return client.get("/readyz").status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_until(ready, "/readyz 200")
-        headers = {"Authorization": f"Bearer {TOKEN}"}
-        assert client.post("/assign", json=assign_body(group, topic)).status_code == 401
-        response = client.post("/assign", json=assign_body(group, topic), headers=headers)
-        assert response.status_code == 200
-        answer = response.json()
-        assert answer["lag"]["source"] == "kafka"
-        assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
-        metrics = client.get("/metrics")
-        assert metrics.status_code == 200
-        assert "lagassign_kafka_up 1.0" in metrics.text
-        assert "_created" not in metrics.text
-        process.send_signal(signal.SIGTERM)
-        # uvicorn shuts down gracefully, then re-raises the signal it caught.
-        assert process.wait(timeout=30) in (0, -signal.SIGTERM)
+    # Ready means /readyz answered 200 (the token does not guard the probes).
+    sidecar = start_sidecar(environ, tmp_path / "sidecar.log")
+    process, log = sidecar.process, sidecar.log_path
+    try:
+        with httpx.Client(base_url=sidecar.url, timeout=10) as client:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            assert client.post("/assign", json=assign_body(group, topic)).status_code == 401
+            response = client.post("/assign", json=assign_body(group, topic), headers=headers)
+            assert response.status_code == 200
+            answer = response.json()
+            assert answer["lag"]["source"] == "kafka"
+            assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
+            metrics = client.get("/metrics")
+            assert metrics.status_code == 200
+            assert "lagassign_kafka_up 1.0" in metrics.text
+            assert "_created" not in metrics.text
+            process.send_signal(signal.SIGTERM)
+            # uvicorn shuts down gracefully, then re-raises the signal it caught.
+            assert process.wait(timeout=30) in (0, -signal.SIGTERM)
+    finally:
+        sidecar.stop()
     text = log.read_text()
     assert "lagassign serving on 127.0.0.1:" in text
     assert "Application shutdown complete" in text

@@ -1,7 +1,10 @@
 """``make run``: the local broker, a consumer group with skewed lag, and the sidecar on it.
 
-    python -m lagassign.demo [--kafka-dir DIR] [--kafka-port N] [--port N] [--work-dir DIR]
-                             [--once]
+    .venv/bin/python -m deploy.demo.run [--kafka-dir DIR] [--kafka-port N] [--port N]
+                                        [--work-dir DIR] [--once]
+
+Run from the repository root (``make run``): it drives the project's local broker
+and starts the sidecar through the project's harness (:mod:`harness`).
 
 1. starts the local broker (``deploy/local-kafka/kafka start``: Apache Kafka from
    Maven Central and the machine's JDK, no Docker) unless it already runs there;
@@ -32,23 +35,24 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
+from aiokafka import AIOKafkaConsumer, TopicPartition  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
 from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError  # type: ignore[import-untyped]
+from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-REPO = Path(__file__).resolve().parents[2]
-KAFKA_SCRIPT = REPO / "deploy" / "local-kafka" / "kafka"
+from harness import builders
+from harness.broker import REPO, LocalKafka, start_broker, stop_broker
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
+from harness.sidecar import start_sidecar as start_lagassign
+
 DEMO_DIR = REPO / "var" / "demo"
 
 GROUP = "demo-orders"
@@ -68,87 +72,18 @@ def say(text: str = "") -> None:
     print(text, flush=True)
 
 
-# --- the broker ----------------------------------------------------------------------
-
-
-@dataclass
-class Broker:
-    directory: Path
-    bootstrap: str
-    started_here: bool
-
-
-def start_broker(directory: Path, port: int | None) -> Broker:
-    if not KAFKA_SCRIPT.is_file():
-        raise SystemExit(f"{KAFKA_SCRIPT} is missing: run the demo from the lagassign source tree")
-    status = subprocess.run(
-        [str(KAFKA_SCRIPT), "status", "--dir", str(directory)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    running = status.returncode == 0
-    command = [str(KAFKA_SCRIPT), "start", "--dir", str(directory)]
-    if port is not None and not running:
-        command += ["--port", str(port)]
-    if not running:
-        say(f"Starting the local Kafka broker in {directory} (Apache Kafka from Maven Central) ...")
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
-    if done.returncode != 0:
-        raise SystemExit(f"the local broker did not start:\n{done.stderr}")
-    bootstrap = done.stdout.splitlines()[0].strip()
-    return Broker(directory, bootstrap, started_here=not running)
-
-
-def stop_broker(broker: Broker) -> None:
-    if broker.started_here:
-        subprocess.run(
-            [str(KAFKA_SCRIPT), "stop", "--dir", str(broker.directory)],
-            check=False,
-            timeout=120,
-        )
-
-
 # --- the demo group --------------------------------------------------------------------
 
 
 async def create_topics(bootstrap: str) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        response = await admin.create_topics(
-            [NewTopic(topic, len(lags), 1) for topic, lags in TARGET_LAG.items()]
-        )
-        for topic, code, *_ in response.topic_errors:
-            if code not in (0, TopicAlreadyExistsError.errno):
-                raise RuntimeError(f"creating {topic} failed with Kafka error code {code}")
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            described = await admin.describe_topics(list(TARGET_LAG))
-            leaders = {
-                d["topic"]: [p for p in d["partitions"] if p["leader"] >= 0] for d in described
-            }
-            if all(len(leaders.get(t, [])) == len(lags) for t, lags in TARGET_LAG.items()):
-                return
-            await asyncio.sleep(0.2)
-    finally:
-        await admin.close()
-    raise TimeoutError("the demo topics have no leaders")
+    """The demo topics (kept as they are when an earlier run created them)."""
+    partitions = {topic: len(lags) for topic, lags in TARGET_LAG.items()}
+    await builders.create_topics(bootstrap, partitions, exist_ok=True, timeout_s=DEADLINE_S)
 
 
 async def produce(bootstrap: str, amounts: Mapping[str, Sequence[int]]) -> None:
     """Write ``amounts[topic][p]`` small records to each partition."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
-    await producer.start()
-    try:
-        for topic, counts in amounts.items():
-            for p, count in enumerate(counts):
-                for i in range(count):
-                    await producer.send(topic, f'{{"order":{i}}}'.encode(), partition=p)
-        await producer.flush()
-    finally:
-        await producer.stop()
+    await builders.produce_many(bootstrap, amounts)
 
 
 async def commit_target_lag(bootstrap: str) -> None:
@@ -158,8 +93,8 @@ async def commit_target_lag(bootstrap: str) -> None:
     waited out (its session times out) within the deadline.
     """
     tps = [TopicPartition(t, p) for t, lags in TARGET_LAG.items() for p in range(len(lags))]
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
+
+    async def committed() -> bool:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=bootstrap, group_id=GROUP, enable_auto_commit=False
         )
@@ -169,14 +104,14 @@ async def commit_target_lag(bootstrap: str) -> None:
             ends = await consumer.end_offsets(tps)
             offsets = {tp: max(0, ends[tp] - TARGET_LAG[tp.topic][tp.partition]) for tp in tps}
             await consumer.commit(offsets)
-            return
+            return True
         except KafkaError:
-            if time.monotonic() > deadline:
-                raise
             say("  (the group still has members from an earlier run; waiting for them to leave)")
-            await asyncio.sleep(3)
+            return False
         finally:
             await consumer.stop()
+
+    await eventually_async(committed, DEADLINE_S, f"a commit for {GROUP}", interval_s=3)
 
 
 class HoldPaused(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -227,57 +162,37 @@ async def demo_members(bootstrap: str) -> AsyncIterator[None]:
 # --- the sidecar -----------------------------------------------------------------------
 
 
-@dataclass
-class Sidecar:
-    process: subprocess.Popen[bytes]
-    url: str
-    headers: dict[str, str]
-    log_path: Path
+def start_sidecar(bootstrap: str, port: int, work_dir: Path) -> SidecarProcess:
+    """``lagassign serve`` tracking the demo group, its history in ``work_dir/history``.
 
-
-def start_sidecar(bootstrap: str, port: int, work_dir: Path) -> Sidecar:
+    A ``LAGASSIGN_TOKEN`` (or any other ``LAGASSIGN_*`` setting) exported by the user
+    applies to it.
+    """
     work_dir.mkdir(parents=True, exist_ok=True)
-    environ = {
-        **os.environ,
+    settings = {
         "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
-        "LAGASSIGN_HOST": "127.0.0.1",
-        "LAGASSIGN_PORT": str(port),
         "LAGASSIGN_GROUPS": GROUP,
         "LAGASSIGN_REFRESH_INTERVAL_S": "2",
         "LAGASSIGN_HISTORY_DIR": str(work_dir / "history"),
     }
-    token = environ.get("LAGASSIGN_TOKEN")
-    log_path = work_dir / "sidecar.log"
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lagassign.cli", "serve"],
-            env=environ,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    return Sidecar(process, f"http://127.0.0.1:{port}", headers, log_path)
+    return start_lagassign(
+        settings,
+        work_dir / "sidecar.log",
+        port=port,
+        inherit_settings=True,
+        ready_timeout_s=DEADLINE_S,
+    )
 
 
-def stop_sidecar(sidecar: Sidecar) -> None:
-    if sidecar.process.poll() is None:
-        sidecar.process.send_signal(signal.SIGTERM)
-        try:
-            sidecar.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            sidecar.process.kill()
-            sidecar.process.wait(timeout=15)
-
-
-async def settled_group(client: httpx.AsyncClient, sidecar: Sidecar) -> dict[str, Any]:
+async def settled_group(client: httpx.AsyncClient, sidecar: SidecarProcess) -> dict[str, Any]:
     """``GET /groups/demo-orders`` once the sidecar sees every member and every lag."""
-    deadline = time.monotonic() + DEADLINE_S
     partitions = sum(len(lags) for lags in TARGET_LAG.values())
-    while time.monotonic() < deadline:
+
+    async def settled() -> dict[str, Any] | None:
         if sidecar.process.poll() is not None:
-            tail = sidecar.log_path.read_text(errors="replace")[-2000:]
-            raise SystemExit(f"the sidecar exited ({sidecar.process.returncode}):\n{tail}")
+            raise SystemExit(
+                f"the sidecar exited ({sidecar.process.returncode}):\n{sidecar.log_tail()}"
+            )
         with contextlib.suppress(httpx.HTTPError):
             response = await client.get(f"/groups/{GROUP}")
             if response.status_code == 200:
@@ -290,8 +205,12 @@ async def settled_group(client: httpx.AsyncClient, sidecar: Sidecar) -> dict[str
                     and body["header"]["partitions"] == partitions
                 ):
                     return body
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"the sidecar did not see the group settle within {DEADLINE_S:.0f} s")
+        return None
+
+    try:
+        return await eventually_async(settled, DEADLINE_S, f"the sidecar sees {GROUP} settle", 0.5)
+    except TimeoutError as late:
+        raise SystemExit(str(late)) from None
 
 
 def assign_request(group: Mapping[str, Any], strategy: str) -> dict[str, Any]:
@@ -307,7 +226,7 @@ def assign_request(group: Mapping[str, Any], strategy: str) -> dict[str, Any]:
     }
 
 
-def curl_assign(sidecar: Sidecar, request_path: Path) -> tuple[str, dict[str, Any] | None]:
+def curl_assign(sidecar: SidecarProcess, request_path: Path) -> tuple[str, dict[str, Any] | None]:
     """The curl command line, and its answer when curl is installed."""
     command = ["curl", "-s", "-X", "POST", f"{sidecar.url}/assign"]
     command += ["-H", "content-type: application/json"]
@@ -365,7 +284,7 @@ def comparison(range_answer: Mapping[str, Any], balanced: Mapping[str, Any]) -> 
 
 
 async def show_answers(
-    client: httpx.AsyncClient, sidecar: Sidecar, group: Mapping[str, Any]
+    client: httpx.AsyncClient, sidecar: SidecarProcess, group: Mapping[str, Any]
 ) -> None:
     # range first, so the last answer the service records is balanced's
     range_response = await client.post("/assign", json=assign_request(group, "range"))
@@ -392,7 +311,7 @@ async def show_answers(
 # --- the whole demo --------------------------------------------------------------------
 
 
-async def demo(broker: Broker, port: int, work_dir: Path, once: bool) -> None:
+async def demo(broker: LocalKafka, port: int, work_dir: Path, once: bool) -> None:
     bootstrap = broker.bootstrap
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -442,12 +361,12 @@ async def demo(broker: Broker, port: int, work_dir: Path, once: bool) -> None:
         finally:
             also = " and the broker" if broker.started_here else ""
             say(f"Stopping the sidecar, the demo members{also} ...")
-            stop_sidecar(sidecar)
+            sidecar.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lagassign.demo",
+        prog="python -m deploy.demo.run",
         description="Local broker, skewed demo traffic and the lagassign sidecar on it.",
     )
     parser.add_argument(
@@ -473,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The demo members rebalance on purpose; aiokafka's notes about it are noise here.
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+    say(f"The local Kafka broker in {args.kafka_dir} (started unless it runs already) ...")
     broker = start_broker(args.kafka_dir, args.kafka_port)
     try:
         asyncio.run(demo(broker, args.port, args.work_dir.resolve(), args.once))

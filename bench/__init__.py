@@ -1,0 +1,1 @@
+"""Benchmarks printing JSON lines; run from the repository root: ``python -m bench.<name>``."""
