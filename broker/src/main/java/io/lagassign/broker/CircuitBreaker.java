@@ -50,6 +50,11 @@ final class CircuitBreaker {
         probing = false;
     }
 
+    /** This call did not ask after all (nothing to ask about): a half-open probe slot is freed. */
+    synchronized void release() {
+        probing = false;
+    }
+
     /** The sidecar failed; returns true when this failure opened the breaker. */
     synchronized boolean onFailure() {
         consecutiveFailures++;

@@ -1,8 +1,10 @@
 package io.lagassign.broker;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,38 +63,55 @@ final class GroupView {
             }
         }
         Map<Uuid, Topic> byId = new HashMap<>();
+        // Members of a homogeneous group share one subscription set: read each set once.
+        Map<Set<Uuid>, List<String>> sortedTopicsOf = new IdentityHashMap<>();
+        Map<Set<Uuid>, Set<String>> topicSetOf = new IdentityHashMap<>();
         List<Member> members = new ArrayList<>();
         List<String> idle = new ArrayList<>();
         for (String memberId : memberIds) {
             MemberSubscription subscription = spec.memberSubscription(memberId);
             Set<Uuid> topicIds = subscription.subscribedTopicIds();
-            List<String> subscribed = new ArrayList<>(topicIds.size());
-            for (Uuid topicId : topicIds) {
-                Topic topic = byId.get(topicId);
-                if (topic == null) {
-                    topic = describe(spec, describer, topicId, anyRack);
-                    byId.put(topicId, topic);
+            List<String> subscribed = sortedTopicsOf.get(topicIds);
+            if (subscribed == null) {
+                List<String> texts = new ArrayList<>(topicIds.size());
+                for (Uuid topicId : topicIds) {
+                    Topic topic = byId.get(topicId);
+                    if (topic == null) {
+                        topic = describe(spec, describer, topicId, anyRack);
+                        byId.put(topicId, topic);
+                    }
+                    texts.add(topic.text());
                 }
-                subscribed.add(topic.text());
+                texts.sort(Comparator.naturalOrder());
+                subscribed = List.copyOf(texts);
+                sortedTopicsOf.put(topicIds, subscribed);
+                topicSetOf.put(topicIds, Set.copyOf(texts));
             }
             if (subscribed.isEmpty()) {
                 idle.add(memberId);
                 continue;
             }
-            subscribed.sort(Comparator.naturalOrder());
             Map<String, int[]> owned = new HashMap<>();
-            spec.memberAssignment(memberId).partitions().forEach((topicId, partitions) -> {
-                Topic topic = byId.get(topicId);
-                if (topic != null && topicIds.contains(topicId) && !partitions.isEmpty()) {
-                    int[] ids = partitions.stream().mapToInt(Integer::intValue)
-                            .filter(p -> p >= 0 && p < topic.partitions()).sorted().toArray();
-                    if (ids.length > 0) {
-                        owned.put(topic.text(), ids);
+            for (Map.Entry<Uuid, Set<Integer>> entry : spec.memberAssignment(memberId).partitions().entrySet()) {
+                Topic topic = byId.get(entry.getKey());
+                if (topic == null || !topicIds.contains(entry.getKey()) || entry.getValue().isEmpty()) {
+                    continue;
+                }
+                int[] ids = new int[entry.getValue().size()];
+                int n = 0;
+                for (int p : entry.getValue()) {
+                    if (p >= 0 && p < topic.partitions()) {
+                        ids[n++] = p;
                     }
                 }
-            });
+                if (n > 0) {
+                    int[] kept = n == ids.length ? ids : Arrays.copyOf(ids, n);
+                    Arrays.sort(kept);
+                    owned.put(topic.text(), kept);
+                }
+            }
             members.add(new Member(memberId, subscription.instanceId().orElse(null),
-                    subscription.rackId().orElse(null), List.copyOf(subscribed), Set.copyOf(subscribed), owned));
+                    subscription.rackId().orElse(null), subscribed, topicSetOf.get(topicIds), owned));
         }
         Map<String, Topic> topics = new TreeMap<>();
         byId.values().forEach(topic -> topics.put(topic.text(), topic));

@@ -106,13 +106,20 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Config
         }
         long started = System.nanoTime();
         try {
-            GroupView view = GroupView.of(groupSpec, describer);
-            if (view.isEmpty()) {
-                return wired.fallback().assign(groupSpec, describer);
-            }
             if (!wired.breaker().allowRequest()) {
                 throw new FallbackException(Fault.BREAKER_OPEN, "the sidecar failed repeatedly; not asking it "
                         + "until the cool-off has passed");
+            }
+            GroupView view;
+            try {
+                view = GroupView.of(groupSpec, describer);
+            } catch (FallbackException e) {
+                wired.breaker().release();
+                throw e;
+            }
+            if (view.isEmpty()) {
+                wired.breaker().release();
+                return wired.fallback().assign(groupSpec, describer);
             }
             byte[] answer = wired.sidecar().postAssign(AssignRequest.encode(view),
                     started + wired.sidecar().timeout().toNanos());
