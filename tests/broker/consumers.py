@@ -1,10 +1,16 @@
-"""Real confluent-kafka (librdkafka) consumers on the new consumer group protocol."""
+"""Real consumers on the new consumer group protocol: confluent-kafka (librdkafka) and Java."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import queue
+import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from confluent_kafka import Consumer, KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -77,3 +83,91 @@ def poll_until(members: list[Consumer], done: Callable[[Owned], bool], timeout_s
 def each_partition_once(state: Owned, topic: str, partitions: int) -> bool:
     given = [tp for tps in state.values() for tp in tps]
     return sorted(given) == [(topic, p) for p in range(partitions)] and all(state)
+
+
+JAVA_MEMBER = Path(__file__).resolve().parent / "JavaMember.java"
+KAFKA_CLASSPATH = Path(__file__).resolve().parents[2] / "deploy" / "local-kafka" / "target"
+
+
+class JavaMember:
+    """A real Java KafkaConsumer (``JavaMember.java``) in a process of its own."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str, assignor: str, seconds: int) -> None:
+        classpath = (KAFKA_CLASSPATH / "classpath.txt").read_text().strip()
+        self.topic = topic
+        self.member_id = ""
+        self.partitions: set[tuple[str, int]] = set()
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.process = subprocess.Popen(
+            [
+                "java",
+                "-cp",
+                classpath,
+                str(JAVA_MEMBER),
+                bootstrap,
+                group,
+                topic,
+                assignor,
+                str(seconds),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.put(line)
+
+    def poll(self, timeout_s: float) -> None:
+        """Take in what the consumer printed, waiting at most ``timeout_s`` for the first line."""
+        with contextlib.suppress(queue.Empty):
+            line = self._lines.get(timeout=timeout_s)
+            while True:
+                state = json.loads(line)
+                self.member_id = state["member_id"]
+                self.partitions = {(self.topic, p) for p in state["partitions"]}
+                line = self._lines.get_nowait()
+
+    def close(self) -> None:
+        """Close stdin (the consumer leaves the group) and wait for the process; kill if stuck."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self._reader.join(timeout=10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def mixed_owned(members: list[Consumer], java: list[JavaMember]) -> Owned:
+    """Member id -> owned partitions, for confluent-kafka and Java members alike."""
+    state = owned(members)
+    for member in java:
+        if member.member_id:
+            state[member.member_id] = set(member.partitions)
+    return state
+
+
+def poll_mixed_until(
+    members: list[Consumer], java: list[JavaMember], done: Callable[[Owned], bool], timeout_s: float
+) -> Owned:
+    deadline = time.monotonic() + timeout_s
+    state: Owned = {}
+    while time.monotonic() < deadline:
+        for consumer in members:
+            consumer.poll(0.05)
+        for member in java:
+            member.poll(0.01)
+        state = mixed_owned(members, java)
+        if done(state):
+            return state
+    return state

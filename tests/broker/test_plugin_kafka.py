@@ -1,4 +1,4 @@
-"""The broker plugin on a real broker, with real confluent-kafka consumers (KIP-848).
+"""The broker plugin on a real broker, with real consumers (KIP-848): confluent-kafka and Java.
 
 The consumers use ``group.protocol=consumer`` and ``group.remote.assignor=lagassign``;
 the broker runs lagassign's assignor (``deploy/local-kafka/kafka start
@@ -13,7 +13,14 @@ import pytest
 
 from tests.broker.answerer import Fault
 from tests.broker.conftest import DEADLINE_MS, SLOW_S, PluginBroker
-from tests.broker.consumers import consumers, create_topic, each_partition_once, poll_until
+from tests.broker.consumers import (
+    JavaMember,
+    consumers,
+    create_topic,
+    each_partition_once,
+    poll_mixed_until,
+    poll_until,
+)
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
@@ -163,3 +170,35 @@ def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
     assert max(ms for _, ms in slow_times) < SLOW_S * 1000 / 2, slow_times
     assert all(assignor == "uniform" for assignor, _ in other_times)
     assert max(ms for _, ms in other_times) < SLACK_MS, other_times
+
+
+def test_java_and_python_members_get_the_plugins_answer(
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = plugin_broker.kafka.bootstrap
+    topic_id = create_topic(bootstrap, topic, PARTITIONS)
+    answerer = plugin_broker.answerer
+    answerer.fault = "none"
+    java = [JavaMember(bootstrap, group, topic, "lagassign", SETTLE_S + 60) for _ in range(2)]
+    try:
+        with consumers(bootstrap, group, topic, 1, "lagassign") as python:
+            state = poll_mixed_until(
+                python,
+                java,
+                lambda s: (
+                    len(s) == MEMBERS
+                    and each_partition_once(s, topic, PARTITIONS)
+                    and sizes(s) == [1, 2, 3]
+                ),
+                SETTLE_S,
+            )
+            assert len(state) == MEMBERS, state
+            assert sizes(state) == [1, 2, 3], state
+            assert each_partition_once(state, topic, PARTITIONS), state
+            last = answerer.last_answer()
+            assert last is not None
+            assert {m: {(topic, p) for p in last[m].get(topic_id, [])} for m in last} == state
+    finally:
+        for member in java:
+            member.close()
