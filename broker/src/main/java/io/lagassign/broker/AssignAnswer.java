@@ -3,10 +3,10 @@ package io.lagassign.broker;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -113,7 +113,10 @@ final class AssignAnswer {
                     throw malformed("assignment['" + memberId + "']['" + topicText + "'] is not a list");
                 }
                 GroupView.Topic topic = view.topic(topicText).orElse(null);
-                Set<Integer> mine = new HashSet<>();
+                boolean subscribed = member.topicSet().contains(topicText);
+                BitSet taken = topic == null ? null : given.get(topicText);
+                int[] mine = new int[16];
+                int count = 0;
                 JsonToken item;
                 while ((item = json.nextToken()) != JsonToken.END_ARRAY) {
                     if (item != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != JsonParser.NumberType.INT) {
@@ -124,22 +127,29 @@ final class AssignAnswer {
                     if (topic == null) {
                         throw invalid("the answer gives unknown topic id '" + topicText + "' to '" + memberId + "'");
                     }
-                    if (!member.topicSet().contains(topicText)) {
+                    if (!subscribed) {
                         throw invalid("the answer gives topic " + topicText + " to '" + memberId
                                 + "', not subscribed to it");
                     }
                     if (partition < 0 || partition >= topic.partitions()) {
                         throw invalid("the answer gives unknown partition " + topicText + "-" + partition);
                     }
-                    BitSet taken = given.get(topicText);
                     if (taken.get(partition)) {
                         throw invalid("the answer gives " + topicText + "-" + partition + " twice");
                     }
                     taken.set(partition);
-                    mine.add(partition);
+                    if (count == mine.length) {
+                        mine = Arrays.copyOf(mine, count * 2);
+                    }
+                    mine[count++] = partition;
                 }
-                if (!mine.isEmpty()) {
-                    Set<Integer> earlier = partitionsOf.put(topic.id(), Collections.unmodifiableSet(mine));
+                if (count > 0) {
+                    Integer[] boxed = new Integer[count];
+                    for (int i = 0; i < count; i++) {
+                        boxed[i] = mine[i];
+                    }
+                    // Set.of: compact and immutable; the ids are distinct (checked above).
+                    Set<Integer> earlier = partitionsOf.put(topic.id(), Set.of(boxed));
                     if (earlier != null) {
                         throw malformed("assignment['" + memberId + "'] lists topic " + topicText + " twice");
                     }
