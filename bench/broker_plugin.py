@@ -42,8 +42,11 @@ RUN_TIMEOUT_S = 1800
 
 
 def classpath() -> str:
-    subprocess.run([str(KAFKA_SCRIPT), "fetch"], check=True)
-    subprocess.run(["mvn", "-q", "-B", "-f", str(POM), "test-compile"], check=True)
+    # Build output goes to stderr: stdout carries the JSON lines only.
+    subprocess.run([str(KAFKA_SCRIPT), "fetch"], check=True, stdout=sys.stderr)
+    subprocess.run(
+        ["mvn", "-q", "-B", "-f", str(POM), "test-compile"], check=True, stdout=sys.stderr
+    )
     target = ROOT / "broker" / "target"
     parts = [str(target / "classes"), str(target / "test-classes")]
     return os.pathsep.join([*parts, KAFKA_CLASSPATH.read_text().strip()])

@@ -30,13 +30,34 @@ final class AssignRequest {
     private AssignRequest() {
     }
 
+    /** Members written between two looks at the deadline. */
+    private static final int MEMBERS_PER_DEADLINE_CHECK = 64;
+
     static byte[] encode(GroupView view) {
+        try {
+            return encode(view, Long.MAX_VALUE);
+        } catch (FallbackException e) {
+            throw new IllegalStateException("no deadline, no timeout", e);
+        }
+    }
+
+    /**
+     * The body, or TIMEOUT as soon as the deadline (a {@link System#nanoTime()} instant, looked at
+     * every few members) has passed: a big group must not hold the coordinator past it here.
+     */
+    static byte[] encode(GroupView view, long deadlineNanos) throws FallbackException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(1024 + 16 * view.partitionCount());
         try (JsonGenerator json = JSON.createGenerator(out)) {
             json.writeStartObject();
             json.writeBooleanField("topic_ids", true);
             json.writeArrayFieldStart("members");
+            int written = 0;
             for (GroupView.Member member : view.members()) {
+                if (++written % MEMBERS_PER_DEADLINE_CHECK == 0 && deadlineNanos != Long.MAX_VALUE
+                        && System.nanoTime() - deadlineNanos > 0) {
+                    throw new FallbackException(Fault.TIMEOUT, "the deadline passed while writing the request ("
+                            + written + " of " + view.members().size() + " members)");
+                }
                 json.writeStartObject();
                 json.writeStringField("member_id", member.memberId());
                 json.writeStringField("group_instance_id", member.instanceId());

@@ -121,8 +121,8 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Config
                 wired.breaker().release();
                 return wired.fallback().assign(groupSpec, describer);
             }
-            byte[] answer = wired.sidecar().postAssign(AssignRequest.encode(view),
-                    started + wired.sidecar().timeout().toNanos());
+            long deadline = started + wired.sidecar().timeout().toNanos();
+            byte[] answer = wired.sidecar().postAssign(AssignRequest.encode(view, deadline), deadline);
             AssignAnswer.Checked checked = AssignAnswer.read(answer, view);
             wired.breaker().onSuccess();
             answers.incrementAndGet();

@@ -74,6 +74,19 @@ class AssignRequestTest {
     }
 
     @Test
+    void aBigGroupStopsWritingOnceTheDeadlineHasPassed() throws FallbackException {
+        Groups.Spec spec = Groups.group().topic(ORDERS, 1000);
+        for (int m = 0; m < 200; m++) {
+            spec.member("c-" + m, Set.of(ORDERS));
+        }
+        GroupView view = GroupView.of(spec.spec(), spec.describer());
+        FallbackException e = assertThrows(FallbackException.class,
+                () -> AssignRequest.encode(view, System.nanoTime() - 1));
+        assertEquals(Fault.TIMEOUT, e.fault());
+        assertTrue(AssignRequest.encode(view, System.nanoTime() + 60_000_000_000L).length > 0);
+    }
+
+    @Test
     void aSubscribedTopicTheMetadataLacksIsLeftToKafka() {
         Groups.Spec spec = Groups.group().topic(ORDERS, 2).member("c-1", Set.of(ORDERS, PAYMENTS));
         FallbackException e = assertThrows(FallbackException.class,
