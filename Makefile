@@ -41,6 +41,7 @@ install-java: dist-java
 # The Maven plugins the Java shim's build and install use, in the local Maven cache.
 maven-plugins:
 	mvn -q -B -f client/java/pom.xml dependency:resolve-plugins
+	mvn -q -B -f broker/pom.xml dependency:resolve-plugins
 
 # Apache Kafka's broker and tools from Maven Central, for the local broker.
 kafka-dist:

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from confluent_kafka import Consumer, KafkaException, TopicCollection
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
 
 Owned = dict[str, set[tuple[str, int]]]
 
