@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim \
-	dist-java install-java maven-plugins catchup catchup-quick
+	dist-java install-java maven-plugins catchup catchup-quick bench-broker
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,7 @@ install-java: dist-java
 # The Maven plugins the Java shim's build and install use, in the local Maven cache.
 maven-plugins:
 	mvn -q -B -f client/java/pom.xml dependency:resolve-plugins
+	mvn -q -B -f broker/pom.xml dependency:resolve-plugins
 
 # Apache Kafka's broker and tools from Maven Central, for the local broker.
 kafka-dist:
@@ -65,6 +66,7 @@ check: lint
 
 test: install harness kafka-dist chromium maven-plugins lint
 	mvn -q -B -f client/java/pom.xml test
+	mvn -q -B -f broker/pom.xml test
 	$(PY) -m pytest
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
@@ -79,6 +81,10 @@ pipeline: install
 
 bench: install harness
 	$(PY) -m bench.assign
+
+# The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
+bench-broker: install kafka-dist
+	$(PY) -m bench.broker_plugin
 
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist
@@ -99,4 +105,4 @@ demo: install kafka-dist
 	$(PY) -m deploy.demo.consumers
 
 clean:
-	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target var dist
+	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target broker/target var dist

@@ -1,0 +1,193 @@
+package io.lagassign.broker;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+
+/**
+ * Reads the sidecar's answer and checks it against the group's spec before the coordinator sees it.
+ *
+ * <p>Used only when it is the answer's shape ({@code {"assignment": {member id: {topic id: [partition,
+ * …]}}, …}}), every member asked about is present, every partition of every subscribed topic is
+ * given exactly once, only to a member subscribed to its topic, nothing unknown appears, and nothing
+ * is withheld in {@code revoked} (the coordinator revokes and hands over partitions itself, so the
+ * answer is always the full target assignment). Other fields are ignored.
+ */
+final class AssignAnswer {
+
+    /** A checked answer, and the group id the sidecar resolved (for the log), or null. */
+    record Checked(GroupAssignment assignment, String groupId) {
+    }
+
+    /** One member's partitions by topic id, as the coordinator reads them. */
+    record Assigned(Map<Uuid, Set<Integer>> partitions) implements MemberAssignment {
+    }
+
+    private AssignAnswer() {
+    }
+
+    static Checked read(byte[] body, GroupView view) throws FallbackException {
+        try (JsonParser json = AssignRequest.JSON.createParser(body)) {
+            return read(json, view);
+        } catch (IOException e) {
+            throw malformed("the answer is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    private static Checked read(JsonParser json, GroupView view) throws IOException, FallbackException {
+        if (json.nextToken() != JsonToken.START_OBJECT) {
+            throw malformed("the answer is not a JSON object");
+        }
+        Map<String, GroupView.Member> asked = new HashMap<>();
+        view.members().forEach(member -> asked.put(member.memberId(), member));
+        Map<String, BitSet> given = new HashMap<>();
+        view.topics().keySet().forEach(topic -> given.put(topic, new BitSet()));
+        Map<String, Map<Uuid, Set<Integer>>> assignment = null;
+        String groupId = null;
+        while (json.nextToken() == JsonToken.FIELD_NAME) {
+            String field = json.currentName();
+            JsonToken value = json.nextToken();
+            switch (field) {
+                case "assignment" -> assignment = readAssignment(json, value, view, asked, given);
+                case "revoked" -> checkNothingRevoked(json, value);
+                case "group_id" -> groupId = value == JsonToken.VALUE_STRING ? json.getText() : null;
+                default -> json.skipChildren();
+            }
+        }
+        if (json.currentToken() != JsonToken.END_OBJECT || json.nextToken() != null) {
+            throw malformed("the answer has content after its JSON object");
+        }
+        if (assignment == null) {
+            throw malformed("the answer has no 'assignment' object");
+        }
+        for (String memberId : asked.keySet()) {
+            if (!assignment.containsKey(memberId)) {
+                throw invalid("member '" + memberId + "' is missing from the answer");
+            }
+        }
+        for (Map.Entry<String, GroupView.Topic> topic : view.topics().entrySet()) {
+            BitSet partitions = given.get(topic.getKey());
+            int count = topic.getValue().partitions();
+            if (partitions.cardinality() != count) {
+                throw invalid("the answer leaves " + topic.getKey() + "-" + partitions.nextClearBit(0) + " unassigned");
+            }
+        }
+        Map<String, MemberAssignment> members = new HashMap<>();
+        view.idleMembers().forEach(memberId -> members.put(memberId, new Assigned(Map.of())));
+        assignment.forEach((memberId, partitions) ->
+                members.put(memberId, new Assigned(Collections.unmodifiableMap(partitions))));
+        return new Checked(new GroupAssignment(members), groupId);
+    }
+
+    private static Map<String, Map<Uuid, Set<Integer>>> readAssignment(JsonParser json, JsonToken value, GroupView view,
+            Map<String, GroupView.Member> asked, Map<String, BitSet> given) throws IOException, FallbackException {
+        if (value != JsonToken.START_OBJECT) {
+            throw malformed("'assignment' is not an object");
+        }
+        Map<String, Map<Uuid, Set<Integer>>> out = new HashMap<>();
+        while (json.nextToken() == JsonToken.FIELD_NAME) {
+            String memberId = json.currentName();
+            GroupView.Member member = asked.get(memberId);
+            if (member == null) {
+                throw invalid("the answer names member '" + memberId + "', not asked about");
+            }
+            if (out.containsKey(memberId)) {
+                throw malformed("the answer lists member '" + memberId + "' twice");
+            }
+            if (json.nextToken() != JsonToken.START_OBJECT) {
+                throw malformed("assignment['" + memberId + "'] is not an object");
+            }
+            Map<Uuid, Set<Integer>> partitionsOf = new HashMap<>();
+            while (json.nextToken() == JsonToken.FIELD_NAME) {
+                String topicText = json.currentName();
+                if (json.nextToken() != JsonToken.START_ARRAY) {
+                    throw malformed("assignment['" + memberId + "']['" + topicText + "'] is not a list");
+                }
+                GroupView.Topic topic = view.topic(topicText).orElse(null);
+                boolean subscribed = member.topicSet().contains(topicText);
+                BitSet taken = topic == null ? null : given.get(topicText);
+                int[] mine = new int[16];
+                int count = 0;
+                JsonToken item;
+                while ((item = json.nextToken()) != JsonToken.END_ARRAY) {
+                    if (item != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != JsonParser.NumberType.INT) {
+                        throw malformed("assignment['" + memberId + "']['" + topicText
+                                + "'] is not a list of partition ids");
+                    }
+                    int partition = json.getIntValue();
+                    if (topic == null) {
+                        throw invalid("the answer gives unknown topic id '" + topicText + "' to '" + memberId + "'");
+                    }
+                    if (!subscribed) {
+                        throw invalid("the answer gives topic " + topicText + " to '" + memberId
+                                + "', not subscribed to it");
+                    }
+                    if (partition < 0 || partition >= topic.partitions()) {
+                        throw invalid("the answer gives unknown partition " + topicText + "-" + partition);
+                    }
+                    if (taken.get(partition)) {
+                        throw invalid("the answer gives " + topicText + "-" + partition + " twice");
+                    }
+                    taken.set(partition);
+                    if (count == mine.length) {
+                        mine = Arrays.copyOf(mine, count * 2);
+                    }
+                    mine[count++] = partition;
+                }
+                if (count > 0) {
+                    Integer[] boxed = new Integer[count];
+                    for (int i = 0; i < count; i++) {
+                        boxed[i] = mine[i];
+                    }
+                    // Set.of: compact and immutable; the ids are distinct (checked above).
+                    Set<Integer> earlier = partitionsOf.put(topic.id(), Set.of(boxed));
+                    if (earlier != null) {
+                        throw malformed("assignment['" + memberId + "'] lists topic " + topicText + " twice");
+                    }
+                }
+            }
+            out.put(memberId, partitionsOf);
+        }
+        return out;
+    }
+
+    private static void checkNothingRevoked(JsonParser json, JsonToken value) throws IOException, FallbackException {
+        if (value == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (value != JsonToken.START_OBJECT) {
+            throw malformed("'revoked' is not an object");
+        }
+        while (json.nextToken() == JsonToken.FIELD_NAME) {
+            if (json.nextToken() != JsonToken.START_OBJECT) {
+                throw malformed("revoked['" + json.currentName() + "'] is not an object");
+            }
+            while (json.nextToken() == JsonToken.FIELD_NAME) {
+                if (json.nextToken() != JsonToken.START_ARRAY) {
+                    throw malformed("'revoked' is not lists of partition ids");
+                }
+                if (json.nextToken() != JsonToken.END_ARRAY) {
+                    throw invalid("the answer withholds partitions in 'revoked'; the coordinator revokes partitions "
+                            + "itself, so the answer must be the full target assignment");
+                }
+            }
+        }
+    }
+
+    private static FallbackException malformed(String message) {
+        return new FallbackException(Fault.MALFORMED, message);
+    }
+
+    private static FallbackException invalid(String message) {
+        return new FallbackException(Fault.INVALID, message);
+    }
+}

@@ -1,0 +1,112 @@
+package io.lagassign.broker;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The body of {@code POST /assign} for one consumer-protocol group, in the topic-id form:
+ *
+ * <pre>
+ * {"topic_ids": true,
+ *  "members": [{"member_id": "…", "group_instance_id": null, "rack": "a",
+ *               "topics": ["&lt;topic id&gt;"], "owned": {"&lt;topic id&gt;": [0, 2]}}],
+ *  "partitions": {"&lt;topic id&gt;": 3},
+ *  "partition_racks": {"&lt;topic id&gt;": [["a", "b"], …]}}
+ * </pre>
+ *
+ * No {@code group_id}: the coordinator does not tell an assignor which group it assigns; the
+ * sidecar resolves the group from the member ids. {@code partition_racks} is there only when a
+ * member has a rack and the broker knows replica racks. Members, topics and partitions are sorted,
+ * so the same spec always gives the same bytes.
+ */
+final class AssignRequest {
+    static final JsonFactory JSON = new JsonFactory();
+
+    private AssignRequest() {
+    }
+
+    /** Members written between two looks at the deadline. */
+    private static final int MEMBERS_PER_DEADLINE_CHECK = 64;
+
+    static byte[] encode(GroupView view) {
+        try {
+            return encode(view, Long.MAX_VALUE);
+        } catch (FallbackException e) {
+            throw new IllegalStateException("no deadline, no timeout", e);
+        }
+    }
+
+    /**
+     * The body, or TIMEOUT as soon as the deadline (a {@link System#nanoTime()} instant, looked at
+     * every few members) has passed: a big group must not hold the coordinator past it here.
+     */
+    static byte[] encode(GroupView view, long deadlineNanos) throws FallbackException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1024 + 16 * view.partitionCount());
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeBooleanField("topic_ids", true);
+            json.writeArrayFieldStart("members");
+            int written = 0;
+            for (GroupView.Member member : view.members()) {
+                if (++written % MEMBERS_PER_DEADLINE_CHECK == 0 && deadlineNanos != Long.MAX_VALUE
+                        && System.nanoTime() - deadlineNanos > 0) {
+                    throw new FallbackException(Fault.TIMEOUT, "the deadline passed while writing the request ("
+                            + written + " of " + view.members().size() + " members)");
+                }
+                json.writeStartObject();
+                json.writeStringField("member_id", member.memberId());
+                json.writeStringField("group_instance_id", member.instanceId());
+                json.writeStringField("rack", member.rack());
+                json.writeArrayFieldStart("topics");
+                for (String topic : member.topics()) {
+                    json.writeString(topic);
+                }
+                json.writeEndArray();
+                json.writeObjectFieldStart("owned");
+                for (String topic : member.topics()) {
+                    int[] owned = member.owned().get(topic);
+                    if (owned != null) {
+                        json.writeFieldName(topic);
+                        json.writeArray(owned, 0, owned.length);
+                    }
+                }
+                json.writeEndObject();
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeObjectFieldStart("partitions");
+            for (Map.Entry<String, GroupView.Topic> topic : view.topics().entrySet()) {
+                json.writeNumberField(topic.getKey(), topic.getValue().partitions());
+            }
+            json.writeEndObject();
+            boolean anyRacks = view.topics().values().stream().anyMatch(t -> t.racks() != null);
+            if (anyRacks) {
+                json.writeObjectFieldStart("partition_racks");
+                for (Map.Entry<String, GroupView.Topic> topic : view.topics().entrySet()) {
+                    if (topic.getValue().racks() == null) {
+                        continue;
+                    }
+                    json.writeArrayFieldStart(topic.getKey());
+                    for (Set<String> racks : topic.getValue().racks()) {
+                        json.writeStartArray();
+                        for (String rack : racks) {
+                            json.writeString(rack);
+                        }
+                        json.writeEndArray();
+                    }
+                    json.writeEndArray();
+                }
+                json.writeEndObject();
+            }
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing JSON to memory failed", e);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,204 @@
+"""The broker plugin on a real broker, with real consumers (KIP-848): confluent-kafka and Java.
+
+The consumers use ``group.protocol=consumer`` and ``group.remote.assignor=lagassign``;
+the broker runs lagassign's assignor (``deploy/local-kafka/kafka start
+--lagassign-url``), which asks the in-test answerer (answerer.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.broker.answerer import Fault
+from tests.broker.conftest import DEADLINE_MS, SLOW_S, PluginBroker
+from tests.broker.consumers import (
+    JavaMember,
+    consumers,
+    create_topic,
+    each_partition_once,
+    poll_mixed_until,
+    poll_until,
+)
+
+pytestmark = [pytest.mark.kafka, pytest.mark.java]
+
+PARTITIONS = 6
+MEMBERS = 3
+SETTLE_S = 90
+# What a loaded test machine may add to the deadline; far below the slow answerer's SLOW_S.
+SLACK_MS = 700
+
+
+def sizes(state: dict[str, set[tuple[str, int]]]) -> list[int]:
+    return sorted(len(tps) for tps in state.values())
+
+
+def test_the_plugins_answer_reaches_the_consumers(
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = plugin_broker.kafka.bootstrap
+    topic_id = create_topic(bootstrap, topic, PARTITIONS)
+    answerer = plugin_broker.answerer
+    answerer.fault = "none"
+    asked_before = len(answerer.requests)
+    with consumers(bootstrap, group, topic, MEMBERS, "lagassign") as members:
+        state = poll_until(
+            members,
+            lambda s: each_partition_once(s, topic, PARTITIONS) and sizes(s) == [1, 2, 3],
+            SETTLE_S,
+        )
+        # The lopsided answer (1, 2, 3 partitions), which uniform never gives, is live.
+        assert sizes(state) == [1, 2, 3], state
+        assert each_partition_once(state, topic, PARTITIONS), state
+        last = answerer.answer_for(set(state))
+        assert last is not None
+        assert {m: {(topic, p) for p in last[m].get(topic_id, [])} for m in last} == state
+
+    requests = answerer.requests[asked_before:]
+    assert requests, "the plugin never asked"
+    final = requests[-1]
+    # The topic-id form: no group id, topics named by their Kafka topic id.
+    assert final["topic_ids"] is True
+    assert "group_id" not in final
+    assert final["partitions"] == {topic_id: PARTITIONS}
+    assert sorted(m["member_id"] for m in final["members"]) == sorted(state)
+    assert all(m["topics"] == [topic_id] for m in final["members"])
+    assert all(t[0] == "lagassign" for t in plugin_broker.assignor_times_ms(group))
+
+
+FAULTS: list[Fault | str] = [
+    "stopped",
+    "slow",
+    "status-500",
+    "unknown-group",
+    "malformed-json",
+    "missing-partition",
+    "partition-twice",
+]
+REASON = {
+    "stopped": "unreachable",
+    "slow": "timeout",
+    "status-500": "status",
+    "unknown-group": "unknown_group",
+    "malformed-json": "malformed",
+    "missing-partition": "invalid",
+    "partition-twice": "invalid",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_fault_gives_the_group_uniform_within_the_deadline(
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str], fault: str
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = plugin_broker.kafka.bootstrap
+    create_topic(bootstrap, topic, PARTITIONS)
+    answerer = plugin_broker.answerer
+    log_before = len(plugin_broker.log())
+    if fault == "stopped":
+        answerer.stop()
+    else:
+        answerer.fault = fault  # type: ignore[assignment]
+    try:
+        with consumers(bootstrap, group, topic, MEMBERS, "lagassign") as members:
+            state = poll_until(
+                members,
+                lambda s: each_partition_once(s, topic, PARTITIONS) and sizes(s) == [2, 2, 2],
+                SETTLE_S,
+            )
+            # Kafka's own uniform answer: two partitions each, every partition owned once.
+            assert sizes(state) == [2, 2, 2], state
+            assert each_partition_once(state, topic, PARTITIONS), state
+    finally:
+        answerer.fault = "none"
+        if fault == "stopped":
+            answerer.start()
+    times = plugin_broker.assignor_times_ms(group)
+    assert times, "the coordinator computed no assignment"
+    assert all(assignor == "lagassign" for assignor, _ in times)
+    # The coordinator's thread was held no longer than the deadline (not SLOW_S).
+    assert max(ms for _, ms in times) < DEADLINE_MS + SLACK_MS, times
+    assert f"gets 'uniform' ({REASON[fault]})" in plugin_broker.log()[log_before:]
+
+
+def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+) -> None:
+    slow_topic, other_topic = kafka_names("topic"), kafka_names("topic")
+    slow_group, other_group = kafka_names("group"), kafka_names("group")
+    bootstrap = plugin_broker.kafka.bootstrap
+    create_topic(bootstrap, slow_topic, PARTITIONS)
+    create_topic(bootstrap, other_topic, PARTITIONS)
+    plugin_broker.answerer.fault = "slow"
+    try:
+        with consumers(bootstrap, slow_group, slow_topic, MEMBERS, "lagassign") as slow:
+            formed = poll_until(
+                slow, lambda s: each_partition_once(s, slow_topic, PARTITIONS), SETTLE_S
+            )
+            assert each_partition_once(formed, slow_topic, PARTITIONS), formed
+            # Another member joins the lagassign group (another assignment that times out)
+            # while the other group forms on uniform.
+            with (
+                consumers(bootstrap, slow_group, slow_topic, 1, "lagassign") as joiner,
+                consumers(bootstrap, other_group, other_topic, MEMBERS, "uniform") as other,
+            ):
+
+                def settled(s: dict[str, set[tuple[str, int]]]) -> bool:
+                    other_ids = {c.memberid() for c in other}
+                    mine = {m: tps for m, tps in s.items() if m in other_ids}
+                    theirs = {m: tps for m, tps in s.items() if m not in other_ids}
+                    return (
+                        len(mine) == MEMBERS
+                        and each_partition_once(mine, other_topic, PARTITIONS)
+                        and each_partition_once(theirs, slow_topic, PARTITIONS)
+                    )
+
+                state = poll_until([*slow, *joiner, *other], settled, SETTLE_S)
+                assert settled(state), state
+    finally:
+        plugin_broker.answerer.fault = "none"
+    slow_times = plugin_broker.assignor_times_ms(slow_group)
+    other_times = plugin_broker.assignor_times_ms(other_group)
+    assert slow_times
+    assert other_times
+    # Each lagassign assignment held the coordinator thread at most about the deadline, far
+    # below the answerer's delay; uniform's own took next to nothing.
+    assert max(ms for _, ms in slow_times) < DEADLINE_MS + SLACK_MS, slow_times
+    assert max(ms for _, ms in slow_times) < SLOW_S * 1000 / 2, slow_times
+    assert all(assignor == "uniform" for assignor, _ in other_times)
+    assert max(ms for _, ms in other_times) < SLACK_MS, other_times
+
+
+def test_java_and_python_members_get_the_plugins_answer(
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = plugin_broker.kafka.bootstrap
+    topic_id = create_topic(bootstrap, topic, PARTITIONS)
+    answerer = plugin_broker.answerer
+    answerer.fault = "none"
+    java = [JavaMember(bootstrap, group, topic, "lagassign", SETTLE_S + 60) for _ in range(2)]
+    try:
+        with consumers(bootstrap, group, topic, 1, "lagassign") as python:
+            state = poll_mixed_until(
+                python,
+                java,
+                lambda s: (
+                    len(s) == MEMBERS
+                    and each_partition_once(s, topic, PARTITIONS)
+                    and sizes(s) == [1, 2, 3]
+                ),
+                SETTLE_S,
+            )
+            assert len(state) == MEMBERS, state
+            assert sizes(state) == [1, 2, 3], state
+            assert each_partition_once(state, topic, PARTITIONS), state
+            last = answerer.answer_for(set(state))
+            assert last is not None
+            assert {m: {(topic, p) for p in last[m].get(topic_id, [])} for m in last} == state
+    finally:
+        for member in java:
+            member.close()
