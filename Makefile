@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim \
-	dist-java install-java maven-plugins bench-broker catchup catchup-quick
+	dist-java install-java maven-plugins catchup catchup-quick bench-broker
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,7 @@ install-java: dist-java
 # The Maven plugins the Java shim's build and install use, in the local Maven cache.
 maven-plugins:
 	mvn -q -B -f client/java/pom.xml dependency:resolve-plugins
+	mvn -q -B -f broker/pom.xml dependency:resolve-plugins
 
 # Apache Kafka's broker and tools from Maven Central, for the local broker.
 kafka-dist:
@@ -83,7 +84,7 @@ bench: install harness
 
 # The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
 bench-broker: install kafka-dist
-	$(PY) bench/broker_plugin.py
+	$(PY) -m bench.broker_plugin
 
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist

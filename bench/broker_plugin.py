@@ -21,7 +21,7 @@ Bars: healthy p99 within the deadline; the fallback no more than 5 ms past the
 deadline plus UniformAssignor's own time (``past_deadline_ms`` = p99 - deadline -
 uniform p99, reported for the fallback cases).
 
-    .venv/bin/python bench/broker_plugin.py
+    .venv/bin/python -m bench.broker_plugin
 """
 
 from __future__ import annotations

@@ -49,13 +49,16 @@ def _script(
 class LocalKafka:
     """One broker in ``directory``; ``port`` 0 picks a free one, None keeps the script's.
 
-    ``heap_opts`` is the broker JVM's ``KAFKA_HEAP_OPTS`` (the script's default if None).
+    ``heap_opts`` is the broker JVM's ``KAFKA_HEAP_OPTS`` (the script's default if None);
+    ``start_args`` are more arguments of the script's ``start`` (``--lagassign-url URL``,
+    ``--set KEY=VALUE``, ...).
     """
 
     directory: Path
     sasl: bool = False
     port: int | None = 0
     heap_opts: str | None = None
+    start_args: tuple[str, ...] = ()
     started_here: bool = False
     state: dict[str, object] = field(default_factory=dict)
 
@@ -87,6 +90,7 @@ class LocalKafka:
             command.append("--sasl")
         if fresh:
             command.append("--fresh")
+        command += self.start_args
         _script(*command, timeout_s=timeout_s + START_TIMEOUT_S, heap_opts=self.heap_opts)
         self.started_here = True
         self.read_state()

@@ -89,15 +89,18 @@ class Answerer:
             self._server.server_close()
             self._server = None
 
-    def last_answer(self) -> Assignment | None:
+    def answer_for(self, member_ids: set[str]) -> Assignment | None:
+        """The latest answer given to exactly these members (whatever other groups were given)."""
         with self._lock:
-            return self.answers[-1] if self.answers else None
+            return next((a for a in reversed(self.answers) if set(a) == member_ids), None)
 
     def _reply(self, request: dict[str, Any]) -> tuple[int, bytes]:
         answer = lopsided(request)
         fault = self.fault
         if fault == "slow":
+            # Held back past the plugin's deadline; never recorded (the plugin gave up on it).
             self._stopping.wait(self.slow_s)
+            return 200, json.dumps({"assignment": answer, "revoked": {}}).encode()
         elif fault == "status-500":
             return 500, b'{"error": {"code": "internal", "message": "injected"}}'
         elif fault == "unknown-group":

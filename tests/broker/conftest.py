@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from harness.broker import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
+from harness.broker import LocalKafka
 from tests.broker.answerer import Answerer
 
 # Generous for a loaded test machine; the slow answerer waits far longer (SLOW_S).
@@ -45,29 +43,24 @@ class PluginBroker:
 def plugin_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PluginBroker]:
     answerer = Answerer(slow_s=SLOW_S).start()
     directory: Path = tmp_path_factory.mktemp("kafka-plugin")
-    command = [
-        str(KAFKA_SCRIPT),
-        "start",
-        "--dir",
-        str(directory),
-        "--port",
-        "0",
-        "--lagassign-url",
-        answerer.url,
-        "--lagassign-timeout-ms",
-        str(DEADLINE_MS),
-        # Every fault is counted, never skipped by an open breaker (its own unit tests cover it).
-        "--set",
-        "lagassign.breaker.failures=1000",
-        # Members learn their assignment on the next heartbeat: make it quick.
-        "--set",
-        "group.consumer.min.heartbeat.interval.ms=500",
-        "--set",
-        "group.consumer.heartbeat.interval.ms=500",
-    ]
-    subprocess.run(command, check=True, timeout=START_TIMEOUT_S + 120, capture_output=True)
-    kafka = LocalKafka(directory)
-    kafka.state = json.loads((directory / "broker.json").read_text())
+    kafka = LocalKafka(
+        directory,
+        start_args=(
+            "--lagassign-url",
+            answerer.url,
+            "--lagassign-timeout-ms",
+            str(DEADLINE_MS),
+            # Every fault is counted, never skipped by an open breaker (unit tests cover it).
+            "--set",
+            "lagassign.breaker.failures=1000",
+            # Members learn their assignment on the next heartbeat: make it quick.
+            "--set",
+            "group.consumer.min.heartbeat.interval.ms=500",
+            "--set",
+            "group.consumer.heartbeat.interval.ms=500",
+        ),
+    )
+    kafka.start(timeout_s=240)
     try:
         yield PluginBroker(kafka, answerer)
     finally:

@@ -16,8 +16,6 @@ indexing took) are printed (``pytest -s``).
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from harness.broker import KAFKA_SCRIPT, START_TIMEOUT_S, LocalKafka
+from harness.broker import LocalKafka
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from tests.broker.consumers import (
     JavaMember,
@@ -67,27 +65,23 @@ class SidecarBroker:
 def sidecar_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarBroker]:
     port = free_port()
     directory: Path = tmp_path_factory.mktemp("kafka-sidecar")
-    command = [
-        str(KAFKA_SCRIPT),
-        "start",
-        "--dir",
-        str(directory),
-        "--port",
-        "0",
-        "--lagassign-url",
-        f"http://127.0.0.1:{port}",
-        "--lagassign-timeout-ms",
-        str(DEADLINE_MS),
-        "--set",
-        "lagassign.breaker.failures=1000",
-        "--set",
-        "group.consumer.min.heartbeat.interval.ms=500",
-        "--set",
-        "group.consumer.heartbeat.interval.ms=500",
-    ]
-    subprocess.run(command, check=True, timeout=START_TIMEOUT_S + 120, capture_output=True)
-    kafka = LocalKafka(directory)
-    kafka.state = json.loads((directory / "broker.json").read_text())
+    kafka = LocalKafka(
+        directory,
+        start_args=(
+            # The sidecar is started on this port once the broker runs (it reads the broker).
+            "--lagassign-url",
+            f"http://127.0.0.1:{port}",
+            "--lagassign-timeout-ms",
+            str(DEADLINE_MS),
+            "--set",
+            "lagassign.breaker.failures=1000",
+            "--set",
+            "group.consumer.min.heartbeat.interval.ms=500",
+            "--set",
+            "group.consumer.heartbeat.interval.ms=500",
+        ),
+    )
+    kafka.start(timeout_s=240)
     try:
         sidecar = start_sidecar(
             {
