@@ -31,7 +31,7 @@ MARGIN_S = 0.5
 BACKLOG = (60, 40, 10, 10)
 MORE = (15, 15, 15, 15)
 REASONS: dict[str, str] = {
-    "stopped": "unreachable",
+    "stopped": "connection_refused",
     "slow": "timeout",
     "status-500": "status",
     "malformed-json": "malformed",

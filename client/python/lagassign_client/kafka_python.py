@@ -10,11 +10,19 @@ kafka-python.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+import logging
+import threading
+import weakref
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lagassign_client.assignor import ShimAssignor
-from lagassign_client.group import Subscriber
+import httpx
+
+from lagassign_client.assignor import DEFAULT_TIMEOUT_S, ShimAssignor
+from lagassign_client.dropped_assignment import DroppedAssignments
+from lagassign_client.errors import IncompleteMetadata
+from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
+from lagassign_client.kafka_python_poll import coordinator_of_this_rebalance, poll_time_left
 from lagassign_client.userdata import decode_subscription
 
 # kafka-python ships no type information; its values are handled as Any here.
@@ -22,42 +30,184 @@ _abstract: Any = importlib.import_module("kafka.coordinator.assignors.abstract")
 _range: Any = importlib.import_module("kafka.coordinator.assignors.range")
 _consumer_protocol: Any = importlib.import_module("kafka.protocol.consumer.metadata")
 
+log = logging.getLogger("lagassign_client")
+
+# The share of the poll's timeout the sidecar call may take when the shim cannot
+# read what is left of the poll: the JoinGroup answer may come late in it.
+POLL_SHARE = 0.5
+# What the sidecar call leaves of the poll for the range fallback and SyncGroup.
+SYNC_RESERVE_S = 0.2
+# Less than this for the sidecar: do not ask it, use range at once.
+MIN_SIDECAR_S = 0.05
+# A leader assignment not applied this long after assign() returned was dropped.
+APPLY_GRACE_S = 2.0
+
 
 def _user_data(value: object) -> bytes | None:
     return bytes(value) if isinstance(value, bytes | bytearray | memoryview) else None
 
 
+def _range_assignment(cluster: Any, members: list[Any]) -> Assignment:
+    assignment: Assignment = {}
+    for member_id, given in _range.RangePartitionAssignor.assign(cluster, members).items():
+        topics: dict[str, list[int]] = {}
+        for tp in given.partitions():
+            topics.setdefault(tp.topic, []).append(tp.partition)
+        assignment[member_id] = topics
+    return assignment
+
+
 class KafkaPythonLagAssignor(ShimAssignor):
     """kafka-python assignor that asks the lagassign sidecar, falling back to kafka-python's range.
 
-    Same rules and settings as :class:`lagassign_client.LagAssignor`::
+    Same rules and settings as :class:`lagassign_client.LagAssignor`, plus
+    ``poll_timeout_ms``: the shortest ``timeout_ms`` the application passes to
+    ``poll()``. The sidecar call then takes at most half of it (and never more
+    than ``timeout_s``), so that the rebalance fits in the poll that runs it::
 
+        settings = {"group_id": "orders", "auto_offset_reset": "earliest"}
         consumer = KafkaConsumer(
             "orders",
-            group_id="orders",
             partition_assignment_strategy=[
-                KafkaPythonLagAssignor(url="http://127.0.0.1:8321", group_id="orders"),
+                KafkaPythonLagAssignor.for_consumer(
+                    "http://127.0.0.1:8321", settings, poll_timeout_ms=1000
+                ),
             ],
+            **settings,
         )
+
+    kafka-python 3 drops a rebalance that ends after the ``poll()`` running it
+    (see :mod:`lagassign_client.dropped_assignment`); the shim logs a WARNING
+    when that happens and gives the same assignment again, at once, in the
+    rebalance that follows.
 
     Eager only: the fallback, kafka-python's range assignor, is an eager
     assignor, so the shim cannot promise the cooperative protocol's rules.
-
-    Poll with ``timeout_ms`` above the shim's deadline (or iterate the consumer):
-    kafka-python 3.0.12 drops the leader's own assignment when ``assign()``
-    outlasts what is left of the ``poll()`` that runs the rebalance, and the
-    leader then sits with no partitions (its own range assignor alike, when slow).
     """
 
     version = 0
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        group_id: str,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        poll_timeout_ms: int | None = None,
+        strategy: str | None = None,
+        reset_policy: str | None = None,
+        token: str | None = None,
+        instance_id: str | None = None,
+        rack: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            url,
+            group_id=group_id,
+            timeout_s=timeout_s,
+            strategy=strategy,
+            reset_policy=reset_policy,
+            token=token,
+            instance_id=instance_id,
+            rack=rack,
+            transport=transport,
+        )
+        if poll_timeout_ms is not None and (
+            isinstance(poll_timeout_ms, bool)
+            or not isinstance(poll_timeout_ms, int)
+            or poll_timeout_ms <= 0
+        ):
+            raise ValueError(
+                f"poll_timeout_ms must be a positive number of milliseconds;"
+                f" got {poll_timeout_ms!r}"
+            )
+        self.sidecar_budget_s = min(
+            self.leader.sidecar.timeout_s,
+            float("inf") if poll_timeout_ms is None else poll_timeout_ms * POLL_SHARE / 1000,
+        )
+        self.dropped = DroppedAssignments()
+
+    @classmethod
+    def for_consumer(
+        cls, url: str, consumer_settings: Mapping[str, Any], **options: Any
+    ) -> KafkaPythonLagAssignor:
+        """An assignor for the consumer built with ``KafkaConsumer(**consumer_settings)``.
+
+        Takes ``group_id``, ``auto_offset_reset`` (as ``reset_policy``),
+        ``group_instance_id`` and ``client_rack`` from the settings; ``options`` are
+        the other arguments (``timeout_s``, ``poll_timeout_ms``, ``strategy``, ...).
+        """
+        group_id = consumer_settings.get("group_id")
+        if not isinstance(group_id, str) or not group_id:
+            raise ValueError("the consumer settings have no group_id")
+        reset = consumer_settings.get("auto_offset_reset", "latest")
+        # kafka-python also reads "smallest" and "largest" as the old names.
+        reset = {"smallest": "earliest", "largest": "latest"}.get(reset, reset)
+        return cls(
+            url,
+            group_id=group_id,
+            reset_policy=reset,
+            instance_id=consumer_settings.get("group_instance_id") or None,
+            rack=consumer_settings.get("client_rack") or None,
+            **options,
+        )
 
     def supported_protocols(self) -> list[Any]:
         return [_abstract.RebalanceProtocol.EAGER]
 
     def metadata(self, topics: Iterable[str]) -> Any:
+        """This member's subscription; called by kafka-python for every JoinGroup."""
+        dropped = self.dropped.rejoining()
+        if dropped is not None:
+            self._report_dropped(dropped.decision.by, dropped.decision.seconds, "joins again")
         return _consumer_protocol.ConsumerProtocolSubscription(
             self.version, sorted(topics), self.member.subscription_user_data()
         )
+
+    def _report_dropped(self, by: str, seconds: float, then: str) -> None:
+        log.error(
+            "lagassign: group %s: kafka-python did not apply the assignment this leader made"
+            " (by %s, decided in %.0f ms): the poll() running the rebalance ended before its"
+            " SyncGroup did, and kafka-python drops such a rebalance. The member %s and the"
+            " shim gives the same assignment again at once. Poll with a timeout_ms well"
+            " above the JoinGroup wait plus %.0f ms (or iterate the consumer).",
+            self.leader.group_id,
+            by,
+            seconds * 1000,
+            then,
+            self.leader.sidecar.timeout_s * 1000,
+        )
+
+    def _check_applied(self, serial: int, coordinator: weakref.ref[Any] | None) -> None:
+        overdue = self.dropped.overdue(serial)
+        if overdue is None:
+            return
+        target = None if coordinator is None else coordinator()
+        self._report_dropped(
+            overdue.decision.by,
+            overdue.decision.seconds,
+            "is asked to join again" if target is not None else "waits to be evicted",
+        )
+        if target is not None:
+            # kafka-python's own flag for "join the group again at the next poll()".
+            target.request_rejoin()
+
+    def _sidecar_budget(self, coordinator: Any) -> float:
+        """The sidecar's deadline for this rebalance: what fits in the poll running it."""
+        left = poll_time_left(coordinator)
+        if left is None:
+            return self.sidecar_budget_s
+        budget = min(self.sidecar_budget_s, left - SYNC_RESERVE_S)
+        if budget < self.sidecar_budget_s:
+            log.info(
+                "lagassign: group %s: %.0f ms left of the poll() running this rebalance;"
+                " the sidecar gets %.0f ms of its %.0f ms",
+                self.leader.group_id,
+                left * 1000,
+                max(budget, 0.0) * 1000,
+                self.leader.sidecar.timeout_s * 1000,
+            )
+        return budget if budget >= MIN_SIDECAR_S else 0.0
 
     def assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or kafka-python's range."""
@@ -70,16 +220,41 @@ class KafkaPythonLagAssignor(ShimAssignor):
             )
             for member in members
         ]
-        assignment, decision = self.leader.decide(subscribers, cluster.partitions_for_topic)
+        coordinator = coordinator_of_this_rebalance()
+        view: GroupView | None
+        try:
+            counts = partition_counts(
+                (t for s in subscribers for t in s.topics), cluster.partitions_for_topic
+            )
+            view = GroupView(self.leader.group_id, tuple(subscribers), counts)
+        except IncompleteMetadata:
+            view = None
+        replayed = None if view is None else self.dropped.replay(view)
+        if replayed is not None:
+            assignment, decision = replayed.assignment, replayed.decision
+            log.info(
+                "lagassign: group %s: the same members as the dropped rebalance; the same"
+                " assignment again (%s)",
+                self.leader.group_id,
+                decision.by,
+            )
+        else:
+            answer, decision = self.leader.decide(
+                subscribers,
+                cluster.partitions_for_topic,
+                timeout_s=None if view is None else self._sidecar_budget(coordinator),
+            )
+            assignment = answer if answer is not None else _range_assignment(cluster, members)
+        if view is not None:
+            serial = self.dropped.assigned(view, assignment, decision)
+            check = threading.Timer(
+                APPLY_GRACE_S,
+                self._check_applied,
+                args=(serial, None if coordinator is None else weakref.ref(coordinator)),
+            )
+            check.daemon = True
+            check.start()
         note = decision.user_data().encode()
-        if assignment is None:
-            assignment = {}
-            fallback = _range.RangePartitionAssignor.assign(cluster, members)
-            for member_id, given in fallback.items():
-                topics: dict[str, list[int]] = {}
-                for tp in given.partitions():
-                    topics.setdefault(tp.topic, []).append(tp.partition)
-                assignment[member_id] = topics
         return {
             member_id: _consumer_protocol.ConsumerProtocolAssignment(
                 self.version, [(t, sorted(ps)) for t, ps in sorted(topics.items())], note
@@ -88,6 +263,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
         }
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
+        self.dropped.applied()
         self.member.on_assignment(
             ((tp.topic, tp.partition) for tp in assignment.partitions()),
             _user_data(assignment.user_data),
