@@ -84,6 +84,11 @@ class ShimAssignor:
         return self.leader.blind_answers
 
     @property
+    def dropped_assignments(self) -> int:
+        """Leader assignments the client library did not apply (kafka-python only)."""
+        return 0
+
+    @property
     def last_decision(self) -> Decision | None:
         """The last rebalance this consumer led: by whom, why, how long it took."""
         return self.leader.last_decision

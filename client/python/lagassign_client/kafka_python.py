@@ -152,6 +152,11 @@ class KafkaPythonLagAssignor(ShimAssignor):
             **options,
         )
 
+    @property
+    def dropped_assignments(self) -> int:
+        """Leader assignments kafka-python did not apply (the poll ended first)."""
+        return self.dropped.count
+
     def supported_protocols(self) -> list[Any]:
         return [_abstract.RebalanceProtocol.EAGER]
 
