@@ -183,11 +183,11 @@ class KafkaPythonLagAssignor(ShimAssignor):
             self.leader.sidecar.timeout_s * 1000,
         )
 
-    def _check_applied(self, serial: int, coordinator: weakref.ref[Any] | None) -> None:
+    def _check_applied(self, serial: int, coordinator: weakref.ref[Any]) -> None:
         overdue = self.dropped.overdue(serial)
         if overdue is None:
             return
-        target = None if coordinator is None else coordinator()
+        target = coordinator()
         self._report_dropped(
             overdue.decision.by,
             overdue.decision.seconds,
@@ -252,13 +252,14 @@ class KafkaPythonLagAssignor(ShimAssignor):
             assignment = answer if answer is not None else _range_assignment(cluster, members)
         if view is not None:
             serial = self.dropped.assigned(view, assignment, decision)
-            check = threading.Timer(
-                APPLY_GRACE_S,
-                self._check_applied,
-                args=(serial, None if coordinator is None else weakref.ref(coordinator)),
-            )
-            check.daemon = True
-            check.start()
+            if coordinator is not None:
+                check = threading.Timer(
+                    APPLY_GRACE_S,
+                    self._check_applied,
+                    args=(serial, weakref.ref(coordinator)),
+                )
+                check.daemon = True
+                check.start()
         note = decision.user_data().encode()
         return {
             member_id: _consumer_protocol.ConsumerProtocolAssignment(
