@@ -64,8 +64,7 @@ class DecisionCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         decisions = CounterMetricFamily(
             "lagassign_client_decisions",
-            "Rebalances this process led, by who assigned (sidecar or the range fallback)"
-            " and why.",
+            "Rebalances this process led, by who assigned (sidecar or the range fallback) and why.",
             labels=("group", "outcome", "reason"),
         )
         dropped = CounterMetricFamily(
