@@ -36,7 +36,7 @@ log = logging.getLogger("lagassign_client")
 # read what is left of the poll: the JoinGroup answer may come late in it.
 POLL_SHARE = 0.5
 # What the sidecar call leaves of the poll for the range fallback and SyncGroup.
-SYNC_RESERVE_S = 0.2
+SYNC_RESERVE_S = 0.35
 # Less than this for the sidecar: do not ask it, use range at once.
 MIN_SIDECAR_S = 0.05
 # A leader assignment not applied this long after assign() returned was dropped.
