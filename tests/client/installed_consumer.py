@@ -14,8 +14,9 @@ import json
 import sys
 import time
 
-import lagassign_client
 from aiokafka import AIOKafkaConsumer
+
+import lagassign_client
 from lagassign_client import LagAssignor
 
 DEADLINE_S = 90.0
