@@ -6,7 +6,8 @@ kafka-python 3.0.12 can hang a leader after SyncGroup when two of its consumers
 share a process, so each member of a kafka-python group runs here. It polls with
 ``poll(timeout_ms=POLL_MS)`` and after each poll prints one JSON line: the
 partitions it owns (as its rebalance listener was told), its shim's fallbacks and
-dropped assignments. It stops when stdin says ``stop`` or closes.
+dropped assignments. A line ``subscribe T1,T2`` on stdin changes its subscription
+(between two polls); it stops when stdin says ``stop`` or closes.
 """
 
 from __future__ import annotations
@@ -42,14 +43,18 @@ kafka.ConsumerRebalanceListener.register(Owned)
 def main() -> None:
     bootstrap, group, topics, url, poll_ms, name = sys.argv[1:7]
     stopping = threading.Event()
+    subscriptions: list[list[str]] = []
 
-    def wait_for_stop() -> None:
+    def read_commands() -> None:
         for line in sys.stdin:
-            if line.strip() == "stop":
+            command, _, argument = line.strip().partition(" ")
+            if command == "stop":
                 break
+            if command == "subscribe":
+                subscriptions.append(argument.split(","))
         stopping.set()
 
-    threading.Thread(target=wait_for_stop, daemon=True).start()
+    threading.Thread(target=read_commands, daemon=True).start()
     # The shim's decisions and kafka-python's group events, for the test's log files.
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
@@ -71,6 +76,8 @@ def main() -> None:
     consumer.subscribe(topics.split(","), listener=owned)
     try:
         while not stopping.is_set():
+            if subscriptions:
+                consumer.subscribe(subscriptions.pop(0), listener=owned)
             consumer.poll(timeout_ms=int(poll_ms))
             report = {
                 "partitions": owned.partitions,

@@ -2,8 +2,9 @@
 
 The consumers' reset policy travels with every ``POST /assign`` (the sidecar counts
 the lag of a partition without a committed offset by it), for aiokafka and
-kafka-python alike, and a healthy start counts no fallback. The members start cold: a new group, nothing committed, and
-they do not commit, so the group stays without offsets.
+kafka-python alike, and a healthy start counts no fallback. The members start cold:
+a new group, nothing committed, and they do not commit, so the group stays without
+offsets.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ rebalance that outlasts the poll running it, and before the shim fitted its
 deadline to that poll the leader held no partitions while the broker counted
 them as its, and was evicted once its session timed out (10 s here). Now every
 partition stays owned and every member stays in the group past the session
-timeout, and no member counts a ``metadata`` fallback on start.
+timeout, through the group's start and a rolling subscription change (a topic
+added), and no member counts a ``metadata`` fallback on start.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ class MemberProcess:
         with self._lock:
             return dict(self.last)
 
+    def command(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
     def stop(self) -> None:
         if self.process.poll() is None and self.process.stdin is not None:
             with contextlib.suppress(BrokenPipeError):
@@ -99,6 +105,21 @@ def every_partition_owned_once(members: list[MemberProcess], expected: set[Any])
     return all(held) and sum(map(len, held)) == len(expected) and set().union(*held) == expected
 
 
+async def owned_and_held(members: list[MemberProcess], expected: set[Any]) -> None:
+    """Every partition owned once within SETTLE_S, then in every sample for HOLD_S."""
+    deadline = time.monotonic() + SETTLE_S
+    while time.monotonic() < deadline and not every_partition_owned_once(members, expected):
+        await asyncio.sleep(0.5)
+    assert every_partition_owned_once(members, expected), (
+        f"not every partition is owned once: {owners(members)}"
+    )
+    # Sampled all along: a leader that loses its partitions shows within the session.
+    held_until = time.monotonic() + HOLD_S
+    while time.monotonic() < held_until:
+        assert every_partition_owned_once(members, expected), f"later: {owners(members)}"
+        await asyncio.sleep(0.5)
+
+
 async def test_every_partition_stays_owned_and_every_member_stays(
     kafka_broker: LocalKafka,
     black_hole: BlackHole,
@@ -116,17 +137,14 @@ async def test_every_partition_stays_owned_and_every_member_stays(
             args = [kafka_broker.bootstrap, group, topic, black_hole.url, str(POLL_MS), f"m{i}"]
             members.append(MemberProcess(args, logs[i]))
             await asyncio.sleep(JOIN_GAP_S)
-        deadline = time.monotonic() + SETTLE_S
-        while time.monotonic() < deadline and not every_partition_owned_once(members, expected):
-            await asyncio.sleep(0.5)
-        assert every_partition_owned_once(members, expected), (
-            f"not every partition is owned once: {owners(members)}"
-        )
-        # Sampled all along: a leader that loses its partitions shows within the session.
-        held_until = time.monotonic() + HOLD_S
-        while time.monotonic() < held_until:
-            assert every_partition_owned_once(members, expected), f"later: {owners(members)}"
-            await asyncio.sleep(0.5)
+        await owned_and_held(members, expected)
+        # A rolling subscription change: each member's own rejoin starts a rebalance
+        # (kafka-python does not rejoin a dropped one of those by itself).
+        extra = kafka_names("topic")
+        await create_topic(kafka_broker.bootstrap, extra, PARTITIONS)
+        for member in members:
+            member.command(f"subscribe {topic},{extra}")
+        await owned_and_held(members, expected | {(extra, p) for p in range(PARTITIONS)})
         described = await asyncio.to_thread(
             kafka_broker.consumer_groups, "--describe", "--group", group, "--members"
         )
