@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 
 import lagassign_client
 from lagassign_client import LagAssignor
