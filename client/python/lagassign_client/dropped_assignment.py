@@ -4,8 +4,9 @@ kafka-python 3 drops a rebalance that ends after the ``poll()`` running it (see
 :mod:`lagassign_client.kafka_python_poll`): the leader never applies its own
 assignment.
 
-The shim sees it from the outside: the leader assigned, and its member is not given
-an assignment soon after, or is asked for its subscription again first. It then
+The shim sees it from the outside: kafka-python's coordinator holds a finished join
+it does not apply, or the leader's member is asked for its subscription again
+without having been given an assignment. It then
 logs an ERROR naming the cause, and the rebalance that follows gets the same
 assignment back at once (no sidecar call) when the members, their topics and the
 partitions are the same, so that it fits in the poll and the group settles.
@@ -75,19 +76,17 @@ class DroppedAssignments:
             self._pending = None
             self._dropped = None
 
-    def overdue(self, serial: int) -> LeaderAssignment | None:
-        """Assignment ``serial`` when it is still not applied (counted and reported once)."""
+    def stuck(self) -> LeaderAssignment | None:
+        """The client library holds a join it will not apply: counted once; the assignment
+        this member made as the leader, if it led that rebalance."""
         with self._lock:
-            pending = self._pending
-            if pending is None or pending.serial != serial or self._reported:
-                return None
-            self._reported = True
             self._count += 1
-            return pending
+            self._reported = self._pending is not None
+            return self._pending
 
     def rejoining(self) -> LeaderAssignment | None:
         """This member joins again: the assignment it made and never got, when not yet
-        reported by :meth:`overdue`."""
+        reported by :meth:`stuck`."""
         with self._lock:
             dropped, self._pending = self._pending, None
             if dropped is None:

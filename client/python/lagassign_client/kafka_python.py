@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,7 +23,12 @@ from lagassign_client.assignor import DEFAULT_TIMEOUT_S, ShimAssignor
 from lagassign_client.dropped_assignment import DroppedAssignments
 from lagassign_client.errors import IncompleteMetadata
 from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
-from lagassign_client.kafka_python_poll import coordinator_of_this_rebalance, poll_time_left
+from lagassign_client.kafka_python_poll import (
+    coordinator_of_this_join,
+    coordinator_of_this_rebalance,
+    join_dropped,
+    poll_time_left,
+)
 from lagassign_client.userdata import decode_subscription
 
 # kafka-python ships no type information; its values are handled as Any here.
@@ -39,8 +45,12 @@ POLL_SHARE = 0.5
 SYNC_RESERVE_S = 0.35
 # Less than this for the sidecar: do not ask it, use range at once.
 MIN_SIDECAR_S = 0.05
-# A leader assignment not applied this long after assign() returned was dropped.
+# Followers wait for the leader's assign() inside their own polls, at any point of
+# them: the sidecar call takes at most this share of the consumer's poll timeout.
+FOLLOWER_SHARE = 0.4
+# A finished join kafka-python holds this long without applying it was dropped.
 APPLY_GRACE_S = 2.0
+WATCH_INTERVAL_S = 0.5
 
 
 def _user_data(value: object) -> bytes | None:
@@ -126,6 +136,8 @@ class KafkaPythonLagAssignor(ShimAssignor):
             float("inf") if poll_timeout_ms is None else poll_timeout_ms * POLL_SHARE / 1000,
         )
         self.dropped = DroppedAssignments()
+        self._closed = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
     @classmethod
     def for_consumer(
@@ -162,53 +174,87 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     def metadata(self, topics: Iterable[str]) -> Any:
         """This member's subscription; called by kafka-python for every JoinGroup."""
+        self._watch(coordinator_of_this_join())
         dropped = self.dropped.rejoining()
         if dropped is not None:
-            self._report_dropped(dropped.decision.by, dropped.decision.seconds, "joins again")
+            self._report_dropped(
+                f"the assignment this leader made (by {dropped.decision.by}, decided in"
+                f" {dropped.decision.seconds * 1000:.0f} ms)",
+                "joins again",
+            )
         return _consumer_protocol.ConsumerProtocolSubscription(
             self.version, sorted(topics), self.member.subscription_user_data()
         )
 
-    def _report_dropped(self, by: str, seconds: float, then: str) -> None:
+    def _report_dropped(self, what: str, then: str) -> None:
         log.error(
-            "lagassign: group %s: kafka-python did not apply the assignment this leader made"
-            " (by %s, decided in %.0f ms): the poll() running the rebalance ended before its"
-            " SyncGroup did, and kafka-python drops such a rebalance. The member %s and the"
-            " shim gives the same assignment again at once. Poll with a timeout_ms well"
-            " above the JoinGroup wait plus %.0f ms (or iterate the consumer).",
+            "lagassign: group %s: kafka-python did not apply %s: the poll() running the"
+            " rebalance ended before its SyncGroup did, and kafka-python drops such a"
+            " rebalance. The member %s; a leader gives the same assignment again at once."
+            " Poll with a timeout_ms well above the JoinGroup wait plus %.0f ms (or"
+            " iterate the consumer).",
             self.leader.group_id,
-            by,
-            seconds * 1000,
+            what,
             then,
             self.leader.sidecar.timeout_s * 1000,
         )
 
-    def _check_applied(self, serial: int, coordinator: weakref.ref[Any]) -> None:
-        overdue = self.dropped.overdue(serial)
-        if overdue is None:
+    def _watch(self, coordinator: Any) -> None:
+        """Watch ``coordinator`` for joins it finished but dropped (one thread per consumer)."""
+        if coordinator is None or self._watchdog is not None:
             return
-        target = coordinator()
-        self._report_dropped(
-            overdue.decision.by,
-            overdue.decision.seconds,
-            "is asked to join again" if target is not None else "waits to be evicted",
+        self._watchdog = threading.Thread(
+            target=self._watch_joins,
+            args=(weakref.ref(coordinator),),
+            name="lagassign-join-watch",
+            daemon=True,
         )
-        if target is not None:
+        self._watchdog.start()
+
+    def _watch_joins(self, coordinator: weakref.ref[Any]) -> None:
+        stuck_since: float | None = None
+        while not self._closed.wait(WATCH_INTERVAL_S):
+            target = coordinator()
+            if target is None:
+                return
+            if not join_dropped(target):
+                stuck_since = None
+                continue
+            now = time.monotonic()
+            if stuck_since is None or now - stuck_since < APPLY_GRACE_S:
+                stuck_since = stuck_since or now
+                continue
+            stuck_since = None
+            made = self.dropped.stuck()
+            what = (
+                "the rebalance it joined"
+                if made is None
+                else f"the assignment this leader made (by {made.decision.by}, decided in"
+                f" {made.decision.seconds * 1000:.0f} ms)"
+            )
+            self._report_dropped(what, "is asked to join again")
             # kafka-python's own flag for "join the group again at the next poll()".
             target.request_rejoin()
 
+    def close(self) -> None:
+        self._closed.set()
+        super().close()
+
     def _sidecar_budget(self, coordinator: Any) -> float:
-        """The sidecar's deadline for this rebalance: what fits in the poll running it."""
-        left = poll_time_left(coordinator)
-        if left is None:
+        """The sidecar's deadline for this rebalance: what fits in the polls waiting for it."""
+        poll = poll_time_left(coordinator)
+        if poll is None:
             return self.sidecar_budget_s
-        budget = min(self.sidecar_budget_s, left - SYNC_RESERVE_S)
+        budget = min(self.sidecar_budget_s, poll.left_s - SYNC_RESERVE_S)
+        if poll.timeout_s is not None:
+            budget = min(budget, poll.timeout_s * FOLLOWER_SHARE)
         if budget < self.sidecar_budget_s:
             log.info(
-                "lagassign: group %s: %.0f ms left of the poll() running this rebalance;"
-                " the sidecar gets %.0f ms of its %.0f ms",
+                "lagassign: group %s: %.0f ms left of the poll() running this rebalance"
+                " (timeout_ms=%s); the sidecar gets %.0f ms of its %.0f ms",
                 self.leader.group_id,
-                left * 1000,
+                poll.left_s * 1000,
+                "?" if poll.timeout_s is None else f"{poll.timeout_s * 1000:.0f}",
                 max(budget, 0.0) * 1000,
                 self.leader.sidecar.timeout_s * 1000,
             )
@@ -251,15 +297,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
             )
             assignment = answer if answer is not None else _range_assignment(cluster, members)
         if view is not None:
-            serial = self.dropped.assigned(view, assignment, decision)
-            if coordinator is not None:
-                check = threading.Timer(
-                    APPLY_GRACE_S,
-                    self._check_applied,
-                    args=(serial, weakref.ref(coordinator)),
-                )
-                check.daemon = True
-                check.start()
+            self.dropped.assigned(view, assignment, decision)
         note = decision.user_data().encode()
         return {
             member_id: _consumer_protocol.ConsumerProtocolAssignment(
