@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import create_topic, produce
+from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.faulty_sidecar import FaultySidecar
 from tests.client.members import make_member, settled
-from tests.client.sidecar_process import SidecarProcess
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import create_topic, produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 

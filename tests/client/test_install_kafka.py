@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.broker import REPO, LocalKafka
+from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
-from tests.client.sidecar_process import SidecarProcess
-from tests.kafka_fixture import REPO, LocalKafka
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 

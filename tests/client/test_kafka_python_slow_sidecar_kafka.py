@@ -23,10 +23,10 @@ from typing import IO, Any
 
 import pytest
 
+from harness.broker import REPO, LocalKafka
+from harness.builders import create_topic
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.black_hole import BlackHole
-from tests.kafka_fixture import REPO, LocalKafka
-from tests.lagview.kafka_builders import create_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 

@@ -15,10 +15,10 @@ from collections.abc import Callable
 import pytest
 from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 
+from harness.broker import LocalKafka
+from harness.sidecar import SidecarProcess
 from lagassign_client import LagAssignor
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
-from tests.client.sidecar_process import SidecarProcess
-from tests.kafka_fixture import LocalKafka
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
