@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim \
-	dist-java install-java maven-plugins catchup catchup-quick bench-broker
+	dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker
 
 install: $(VENV)/.installed
 
@@ -16,6 +16,14 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 	$(PY) -m pip install -q -e '.[dev,pipeline]'
 	$(PY) -m pip install -q -e client/python
 	touch $@
+
+# Installable artifacts in dist/: the Python shim's wheel and sdist, the Java shim's jars.
+dist: dist-python dist-java
+
+# The Python shim's wheel and sdist (pip install dist/lagassign_client-*.whl).
+dist-python: install
+	rm -rf dist/lagassign_client-* client/python/build
+	$(PY) -m build --sdist --wheel --outdir dist client/python
 
 # Kafka's own assignors, run by the exactness tests and the benchmark.
 harness:

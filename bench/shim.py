@@ -70,7 +70,7 @@ SOAK_FAULTS = (
     "partition-twice",
 )
 SOAK_REASONS = {
-    "stopped": "unreachable",
+    "stopped": "connection_refused",
     "slow": "timeout",
     "status-500": "status",
     "malformed-json": "malformed",

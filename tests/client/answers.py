@@ -9,9 +9,30 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+FULL_LAG: dict[str, Any] = {
+    "source": "kafka",
+    "as_of": "2026-01-01T00:00:00Z",
+    "age_seconds": 1.0,
+    "complete": True,
+    "unknown_partitions": 0,
+}
+NO_LAG: dict[str, Any] = {
+    "source": "none",
+    "as_of": None,
+    "age_seconds": None,
+    "complete": False,
+    "unknown_partitions": 0,
+}
 
-def roundrobin_answer(request: dict[str, Any]) -> dict[str, Any]:
-    """A valid ``POST /assign`` response for ``request``: partition p to subscriber p mod n."""
+
+def partly_known(unknown: int) -> dict[str, Any]:
+    """The ``lag`` block of an answer that assumed the lag of ``unknown`` partitions."""
+    return {**FULL_LAG, "complete": False, "unknown_partitions": unknown}
+
+
+def roundrobin_answer(request: dict[str, Any], lag: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A valid ``POST /assign`` response for ``request``: partition p to subscriber p mod n,
+    saying it saw ``lag`` (all of the group's lag by default); each partition counts 1."""
     members = sorted(request["members"], key=lambda m: m["member_id"])
     assignment: dict[str, dict[str, list[int]]] = {m["member_id"]: {} for m in members}
     for topic, count in sorted(request["partitions"].items()):
@@ -19,11 +40,20 @@ def roundrobin_answer(request: dict[str, Any]) -> dict[str, Any]:
         for p in range(count):
             owner = subscribers[p % len(subscribers)]
             assignment[owner].setdefault(topic, []).append(p)
+    member_lag = {m: sum(len(ps) for ps in ts.values()) for m, ts in assignment.items()}
     return {
         "group_id": request["group_id"],
         "strategy": request.get("strategy") or "roundrobin",
         "assignment": assignment,
         "revoked": {},
+        "lag": FULL_LAG if lag is None else lag,
+        "stats": {
+            "partitions": sum(member_lag.values()),
+            "members": len(member_lag),
+            "member_lag": member_lag,
+            "max_lag": max(member_lag.values(), default=0),
+            "mean_lag": sum(member_lag.values()) / max(len(member_lag), 1),
+        },
     }
 
 

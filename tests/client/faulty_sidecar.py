@@ -48,6 +48,7 @@ class FaultySidecar:
         self.slow_s = slow_s
         self.fault: Fault = "none"
         self.requests = 0
+        self.bodies: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._port = 0
@@ -87,6 +88,8 @@ class FaultySidecar:
         with self._lock:
             self.requests += 1
             fault = self.fault
+            with contextlib.suppress(ValueError):
+                self.bodies.append(json.loads(raw))
         if fault == "status-500":
             return 500, b"Internal Server Error"
         if fault == "malformed-json":

@@ -108,7 +108,10 @@ class AiokafkaMember:
     ) -> None:
         self.name = name
         self.commit = commit
-        self.assignor = LagAssignor(url=url, group_id=group, timeout_s=timeout_s)
+        # The consumer reads from the earliest offset; the shim says so to the sidecar.
+        self.assignor = LagAssignor(
+            url=url, group_id=group, timeout_s=timeout_s, reset_policy="earliest"
+        )
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=bootstrap,
             group_id=group,
@@ -177,7 +180,6 @@ class KafkaPythonMember:
     ) -> None:
         self.name = name
         self.commit = commit
-        self.assignor = KafkaPythonLagAssignor(url=url, group_id=group, timeout_s=timeout_s)
         # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
         # remaining timeout, so each poll outlasts the shim's deadline (see the shim's docs).
         self._poll_ms = round(timeout_s * 1000) + 1000
@@ -185,12 +187,16 @@ class KafkaPythonMember:
             "bootstrap_servers": bootstrap,
             "group_id": group,
             "client_id": name,
-            "partition_assignment_strategy": [self.assignor],
             "enable_auto_commit": False,
             "auto_offset_reset": "earliest",
             "session_timeout_ms": SESSION_TIMEOUT_MS,
             "heartbeat_interval_ms": HEARTBEAT_INTERVAL_MS,
         }
+        # group_id and auto_offset_reset come from the consumer's own settings.
+        self.assignor = KafkaPythonLagAssignor.for_consumer(
+            url, self._settings, timeout_s=timeout_s
+        )
+        self._settings["partition_assignment_strategy"] = [self.assignor]
         self._topics = list(topics)
         self._lock = threading.Lock()
         self._owned = Ownership()

@@ -36,7 +36,10 @@ def holding_back(release: threading.Event) -> Handler:
 
 
 def refusing(request: httpx.Request) -> httpx.Response:
-    raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+    """Nothing listens: httpx's error with the socket's ConnectionRefusedError as its cause."""
+    raise httpx.ConnectError("[Errno 111] Connection refused", request=request) from (
+        ConnectionRefusedError(111, "Connection refused")
+    )
 
 
 def failing(request: httpx.Request) -> httpx.Response:
@@ -60,7 +63,7 @@ def doubling_a_partition(request: httpx.Request) -> httpx.Response:
 
 # Each fault of the issue, with the fallback reason the leader must count it under.
 FAULTS: dict[str, tuple[Handler, str]] = {
-    "stopped": (refusing, "unreachable"),
+    "stopped": (refusing, "connection_refused"),
     "http-500": (failing, "status"),
     "malformed-json": (garbling, "malformed"),
     "missing-partition": (dropping_a_partition, "invalid"),

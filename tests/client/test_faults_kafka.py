@@ -31,16 +31,13 @@ MARGIN_S = 0.5
 BACKLOG = (60, 40, 10, 10)
 MORE = (15, 15, 15, 15)
 REASONS: dict[str, str] = {
-    "stopped": "unreachable",
+    "stopped": "connection_refused",
     "slow": "timeout",
     "status-500": "status",
     "malformed-json": "malformed",
     "missing-partition": "invalid",
     "partition-twice": "invalid",
 }
-
-# The Java shim tells a refused connection from other connection errors.
-JAVA_REASONS = {**REASONS, "stopped": "connection_refused"}
 
 INJECTED: dict[str, Fault] = {fault: fault for fault in FAULTS}
 
@@ -100,7 +97,7 @@ async def test_a_fault_during_a_rebalance_falls_back_and_loses_nothing(
         )
         for i, kind in enumerate(kinds)
     ]
-    reason = (JAVA_REASONS if kinds == JAVA else REASONS)[fault]
+    reason = REASONS[fault]
     try:
         # One member at a time, so the first one leads the group from then on.
         for joined in (1, 2):

@@ -103,3 +103,73 @@ def test_the_generation_and_owned_partitions_reach_the_next_rebalance() -> None:
     (again,) = requests[1]["members"]
     assert again["owned"] == {"t1": [0, 1, 2]}
     assert again["generation"] == 12
+
+
+def test_an_assignment_kafka_python_dropped_is_reported_and_given_again_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    requests: list[dict[str, Any]] = []
+    leader = shim(answering(requests))
+    follower = shim(answering())
+    first = leader.assign(
+        CLUSTER, joined(("c-1", None, leader, ["t0"]), ("c-2", None, follower, ["t0"]))
+    )
+    # No on_assignment for the leader: kafka-python dropped it; its next JoinGroup asks
+    # the leader for its subscription again (joined() calls metadata()).
+    with caplog.at_level(logging.ERROR, logger="lagassign_client"):
+        members = joined(("c-1", None, leader, ["t0"]), ("c-2", None, follower, ["t0"]))
+    (record,) = caplog.records
+    assert "kafka-python did not apply the assignment this leader made" in record.getMessage()
+    assert "Poll with a timeout_ms well above" in record.getMessage()
+    again = leader.assign(CLUSTER, members)
+    assert partitions_of(again) == partitions_of(first)
+    assert len(requests) == 1, "the dropped assignment is given again without asking"
+    assert leader.dropped_assignments == 1
+    # Given once: a third rebalance asks the sidecar again.
+    leader.on_assignment(ConsumerProtocolAssignment.decode(again["c-1"].encode()), 3)
+    leader.assign(CLUSTER, joined(("c-1", None, leader, ["t0"]), ("c-2", None, follower, ["t0"])))
+    assert len(requests) == 2
+
+
+def test_a_dropped_assignment_is_not_given_to_other_members() -> None:
+    requests: list[dict[str, Any]] = []
+    leader = shim(answering(requests))
+    leader.assign(CLUSTER, joined(("c-1", None, leader, ["t0"])))
+    members = joined(("c-1", None, leader, ["t0"]), ("c-3", None, shim(answering()), ["t0"]))
+    leader.assign(CLUSTER, members)
+    assert len(requests) == 2
+
+
+def test_an_applied_assignment_is_not_reported() -> None:
+    leader = shim(answering())
+    given = leader.assign(CLUSTER, joined(("c-1", None, leader, ["t0"])))
+    leader.on_assignment(ConsumerProtocolAssignment.decode(given["c-1"].encode()), 1)
+    joined(("c-1", None, leader, ["t0"]))
+    assert leader.dropped_assignments == 0
+
+
+def test_the_poll_timeout_caps_the_sidecars_deadline() -> None:
+    assert shim(answering(), timeout_s=1.5, poll_timeout_ms=1000).sidecar_budget_s == 0.5
+    assert shim(answering(), timeout_s=0.3, poll_timeout_ms=1000).sidecar_budget_s == 0.3
+    with pytest.raises(ValueError, match="poll_timeout_ms"):
+        shim(answering(), poll_timeout_ms=0)
+
+
+def test_the_consumer_settings_give_group_reset_policy_and_static_id() -> None:
+    requests: list[dict[str, Any]] = []
+    settings = {
+        "bootstrap_servers": "127.0.0.1:9092",
+        "group_id": "orders",
+        "auto_offset_reset": "smallest",
+        "group_instance_id": "web-1",
+    }
+    assignor = KafkaPythonLagAssignor.for_consumer(
+        "http://sidecar.test", settings, transport=httpx.MockTransport(answering(requests))
+    )
+    assignor.assign(CLUSTER, joined(("c-1", None, assignor, ["t0"])))
+    (request,) = requests
+    assert request["group_id"] == "orders"
+    assert request["reset_policy"] == "earliest"
+    assert request["members"][0]["group_instance_id"] == "web-1"
+    with pytest.raises(ValueError, match="no group_id"):
+        KafkaPythonLagAssignor.for_consumer("http://sidecar.test", {"auto_offset_reset": "latest"})

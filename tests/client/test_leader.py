@@ -96,7 +96,7 @@ def test_fallbacks_are_counted_by_reason_over_many_rebalances() -> None:
     chief = leader(handler)
     for _ in range(5):
         chief.decide(MEMBERS, METADATA.get)
-    assert chief.fallbacks == {"unreachable": 2, "status": 1}
+    assert chief.fallbacks == {"connection_refused": 2, "status": 1}
     assert chief.answers == 2
 
 

@@ -61,7 +61,7 @@ def test_a_stopped_sidecar_is_unreachable_even_after_serving() -> None:
     second, decision = chief.decide(MEMBERS, METADATA.get)
     assert first is not None
     assert second is None
-    assert decision.reason == "unreachable"
+    assert decision.reason == "connection_refused"
 
 
 def test_a_stopped_sidecar_can_start_again_on_the_same_port() -> None:
@@ -76,6 +76,6 @@ def test_a_stopped_sidecar_can_start_again_on_the_same_port() -> None:
     finally:
         sidecar.stop()
     assert sidecar.url == url
-    assert down.reason == "unreachable"
+    assert down.reason == "connection_refused"
     assert up.by == "sidecar"
     assert assignment is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -9,7 +10,13 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from lagassign_client.errors import SidecarStatus, SidecarTimeout, SidecarUnreachable
+from lagassign_client.errors import (
+    SidecarRefused,
+    SidecarStatus,
+    SidecarTimeout,
+    SidecarUnknownHost,
+    SidecarUnreachable,
+)
 from lagassign_client.sidecar import Sidecar
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -89,9 +96,9 @@ def test_any_status_but_200_is_a_status_failure(status: int) -> None:
     assert caught.value.status == status
 
 
-def test_a_refused_connection_is_unreachable() -> None:
+def test_another_connect_error_is_unreachable() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("connection refused", request=request)
+        raise httpx.ConnectError("TLS handshake failed", request=request)
 
     with pytest.raises(SidecarUnreachable, match="ConnectError"):
         sidecar(handler).post_assign(b"{}", soon())
@@ -133,3 +140,71 @@ def test_a_deadline_already_past_sends_nothing() -> None:
     with pytest.raises(SidecarTimeout, match="before the request"):
         sidecar(handler).post_assign(b"{}", time.monotonic() - 0.01)
     assert calls == []
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:8321/assign", "http://127.0.0.1:8321/assign/", "https://h/x/assign"]
+)
+def test_a_url_ending_in_assign_is_refused_with_the_base_url_to_give(url: str) -> None:
+    with pytest.raises(ValueError, match="the shim adds /assign itself") as caught:
+        Sidecar(url, timeout_s=1.0)
+    assert repr(url.rstrip("/").removesuffix("/assign")) in str(caught.value)
+
+
+def test_a_timeout_in_milliseconds_is_refused_with_the_seconds_it_meant() -> None:
+    with pytest.raises(ValueError, match=r"timeout_s is in seconds.*timeout_s=1\.5"):
+        Sidecar("http://127.0.0.1:8321", timeout_s=1500)
+
+
+def test_an_html_error_page_becomes_one_short_line() -> None:
+    page = (
+        "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n"
+        + "<body>\n<center><h1>502 Bad Gateway</h1></center>\n"
+        + "<hr><center>nginx</center>\n" * 40
+        + "</body>\n</html>\n"
+    )
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(502, text=page, headers={"content-type": "text/html"})
+
+    with pytest.raises(SidecarStatus) as caught:
+        sidecar(handler).post_assign(b"{}", soon())
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("http://sidecar.test:8321/assign answered HTTP 502: (text/html)")
+    assert "<!DOCTYPE html> <html> <head><title>502 Bad Gateway" in message
+    assert len(message) < 220
+
+
+def test_the_sidecars_own_error_message_is_shown() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            400, json={"error": {"code": "bad_request", "message": "members[0].topics: empty"}}
+        )
+
+    with pytest.raises(SidecarStatus, match=r"HTTP 400: members\[0\]\.topics: empty$"):
+        sidecar(handler).post_assign(b"{}", soon())
+
+
+def test_nothing_listening_is_a_refused_connection() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # The port is free again: nothing listens on it.
+    with pytest.raises(SidecarRefused, match="connection refused"):
+        Sidecar(f"http://127.0.0.1:{port}", timeout_s=2.0).post_assign(b"{}", soon(2.0))
+
+
+def test_a_host_that_does_not_resolve_is_an_unknown_host() -> None:
+    # .invalid never resolves (RFC 2606); the resolver answers from its own rules.
+    with pytest.raises(SidecarUnknownHost, match="unknown host"):
+        Sidecar("http://lagassign.invalid:8321", timeout_s=5.0).post_assign(b"{}", soon(5.0))
+
+
+def test_a_reset_connection_is_unreachable() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.RemoteProtocolError("peer closed connection", request=request)
+
+    with pytest.raises(SidecarUnreachable, match="RemoteProtocolError") as caught:
+        sidecar(handler).post_assign(b"{}", soon())
+    assert caught.value.reason == "unreachable"

@@ -12,8 +12,41 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from lagassign_client.errors import InvalidAnswer, MalformedAnswer
+from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
 from lagassign_client.group import Assignment, GroupView
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerLag:
+    """What the answer says of the lag it balanced: where from, and how much was known.
+
+    ``source`` is ``request``, ``kafka``, ``forecast`` or ``none`` (no lag at all);
+    ``None`` when the answer does not say.
+    """
+
+    source: str | None
+    complete: bool
+    unknown_partitions: int
+    max_lag: int | None = None
+    mean_lag: float | None = None
+
+    def blindness(self) -> str | None:
+        """Why the answer was lag-blind (``lag_blind``) or partly (``lag_partial``), or None."""
+        if self.source is None or self.source == "none":
+            return LAG_BLIND
+        if not self.complete or self.unknown_partitions > 0:
+            return LAG_PARTIAL
+        return None
+
+    def describe(self) -> str:
+        if self.source is None:
+            return "the answer does not say which lag it balanced"
+        if self.source == "none":
+            return "the sidecar saw no lag for the group (lag.source=none)"
+        return (
+            f"the sidecar assumed the lag of {self.unknown_partitions} partition(s)"
+            f" (lag.source={self.source}, lag.complete={str(self.complete).lower()})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +55,7 @@ class SidecarAnswer:
 
     assignment: Assignment
     strategy: str | None
+    lag: AnswerLag = AnswerLag(source=None, complete=False, unknown_partitions=0)
 
 
 def _partition_lists(value: object, where: str) -> dict[str, list[int]]:
@@ -109,5 +143,35 @@ def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
         assignment[member_id] = {t: sorted(ps) for t, ps in sorted(topics.items()) if ps}
     strategy = body.get("strategy")
     return SidecarAnswer(
-        assignment=assignment, strategy=strategy if isinstance(strategy, str) else None
+        assignment=assignment,
+        strategy=strategy if isinstance(strategy, str) else None,
+        lag=_lag(body),
+    )
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _lag(body: dict[str, Any]) -> AnswerLag:
+    """The answer's ``lag`` and ``stats`` as far as they have the contract's shape."""
+    lag = body.get("lag")
+    stats = body.get("stats")
+    stats = stats if isinstance(stats, dict) else {}
+    max_lag = _number(stats.get("max_lag"))
+    mean_lag = _number(stats.get("mean_lag"))
+    worst = None if max_lag is None else int(max_lag)
+    if not isinstance(lag, dict) or not isinstance(lag.get("source"), str):
+        return AnswerLag(
+            None, complete=False, unknown_partitions=0, max_lag=worst, mean_lag=mean_lag
+        )
+    unknown = _number(lag.get("unknown_partitions"))
+    return AnswerLag(
+        source=lag["source"],
+        complete=lag.get("complete") is True,
+        unknown_partitions=0 if unknown is None else int(unknown),
+        max_lag=worst,
+        mean_lag=mean_lag,
     )

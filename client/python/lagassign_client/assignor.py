@@ -18,6 +18,7 @@ from lagassign_client.userdata import AssignmentUserData
 PROTOCOL_NAME = "lagassign"
 DEFAULT_TIMEOUT_S = 1.5
 STRATEGIES = ("range", "roundrobin", "lag-aware", "fair", "sticky", "balanced")
+RESET_POLICIES = ("earliest", "latest", "none")
 
 
 class ShimAssignor:
@@ -28,6 +29,10 @@ class ShimAssignor:
     - ``timeout_s``: the hard total deadline of the sidecar call (well under the
       session timeout); on expiry the rebalance uses the range assignor.
     - ``strategy``: one of :data:`STRATEGIES`, or None for the sidecar's default.
+    - ``reset_policy``: the consumer's ``auto_offset_reset`` (one of
+      :data:`RESET_POLICIES`), sent with each request so the sidecar counts the lag
+      of partitions without a committed offset the way this consumer will read
+      them; None leaves it to the sidecar's ``RESET_POLICY`` setting.
     - ``token``: bearer token, when the sidecar requires one.
     - ``instance_id``, ``rack``: this consumer's ``group_instance_id`` and
       ``client_rack``, sent in the subscription user data.
@@ -43,6 +48,7 @@ class ShimAssignor:
         group_id: str,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         strategy: str | None = None,
+        reset_policy: str | None = None,
         token: str | None = None,
         instance_id: str | None = None,
         rack: str | None = None,
@@ -52,8 +58,13 @@ class ShimAssignor:
             raise ValueError("group_id must name the consumer group")
         if strategy is not None and strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
+        if reset_policy is not None and reset_policy not in RESET_POLICIES:
+            raise ValueError(
+                f"reset_policy must be one of {', '.join(RESET_POLICIES)} (the consumer's"
+                f" auto_offset_reset); got {reset_policy!r}"
+            )
         sidecar = Sidecar(url, timeout_s=timeout_s, token=token, transport=transport)
-        self.leader = GroupLeader(sidecar, group_id, strategy)
+        self.leader = GroupLeader(sidecar, group_id, strategy, reset_policy)
         self.member = MemberState(instance_id=instance_id, rack=rack)
 
     @property
@@ -65,6 +76,17 @@ class ShimAssignor:
     def answers(self) -> int:
         """Rebalances this consumer led on the sidecar's answer."""
         return self.leader.answers
+
+    @property
+    def blind_answers(self) -> dict[str, int]:
+        """Rebalances led on an answer made without (all of) the lag, by reason:
+        ``lag_blind`` (no lag at all) and ``lag_partial`` (some partitions' lag assumed)."""
+        return self.leader.blind_answers
+
+    @property
+    def dropped_assignments(self) -> int:
+        """Leader assignments the client library did not apply (kafka-python only)."""
+        return 0
 
     @property
     def last_decision(self) -> Decision | None:

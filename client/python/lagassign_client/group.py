@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lagassign_client.errors import IncompleteMetadata
+from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
 from lagassign_client.userdata import SubscriptionUserData
 
 # member id -> topic -> sorted partition ids
@@ -42,7 +42,7 @@ def partition_counts(
     """Topic -> partition count from the leader's metadata, topics without metadata left out.
 
     Raises :class:`IncompleteMetadata` when a topic's partitions are not exactly
-    ``0..n-1``, or when no subscribed topic has metadata at all.
+    ``0..n-1``, and :class:`NoMetadataYet` when no subscribed topic has metadata at all.
     """
     counts: dict[str, int] = {}
     wanted = sorted(set(topics))
@@ -55,7 +55,7 @@ def partition_counts(
             raise IncompleteMetadata(f"metadata of topic {topic!r} lists partitions {ids[:10]}")
         counts[topic] = len(ids)
     if wanted and not counts:
-        raise IncompleteMetadata("no subscribed topic has metadata yet")
+        raise NoMetadataYet("no subscribed topic has metadata yet")
     return counts
 
 
@@ -73,8 +73,12 @@ class GroupView:
             s.member_id: {t for t in s.topics if t in self.partitions} for s in self.subscribers
         }
 
-    def request_body(self, strategy: str | None) -> dict[str, Any]:
-        """The ``POST /assign`` request (DESIGN.md section 2), members with known topics only."""
+    def request_body(self, strategy: str | None, reset_policy: str | None = None) -> dict[str, Any]:
+        """The ``POST /assign`` request, members with known topics only.
+
+        ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
+        counts for a partition without a committed offset.
+        """
         members: list[dict[str, Any]] = []
         for s in self.subscribers:
             topics = sorted({t for t in s.topics if t in self.partitions})
@@ -104,4 +108,6 @@ class GroupView:
         }
         if strategy is not None:
             body["strategy"] = strategy
+        if reset_policy is not None:
+            body["reset_policy"] = reset_policy
         return body

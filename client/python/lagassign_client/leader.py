@@ -2,7 +2,9 @@
 
 :meth:`GroupLeader.decide` never raises a :class:`~lagassign_client.errors.FallbackReason`:
 it logs one WARNING with the reason, counts it, and returns no assignment, so the
-caller uses the client library's own range assignor.
+caller uses the client library's own range assignor. An answer the sidecar made
+without (all of) the group's lag is used, but logged at WARNING and counted as
+``lag_blind`` or ``lag_partial``. Every decision is logged at INFO with its numbers.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lagassign_client.answer import read_answer
-from lagassign_client.errors import FallbackReason
+from lagassign_client.answer import AnswerLag, read_answer
+from lagassign_client.errors import FallbackReason, NoMetadataYet
 from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
 from lagassign_client.sidecar import Sidecar
 from lagassign_client.userdata import AssignedBy, AssignmentUserData
@@ -26,16 +28,36 @@ log = logging.getLogger("lagassign_client")
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """How one rebalance was assigned, and how long the leader took to decide."""
+    """How one rebalance was assigned, and how long the leader took to decide.
+
+    ``reason`` is the fallback's reason when ``by == "range"``; with
+    ``by == "sidecar"`` it is None, or ``lag_blind`` / ``lag_partial`` when the
+    answer was made without (all of) the group's lag.
+    """
 
     by: AssignedBy
     seconds: float
     strategy: str | None = None
     reason: str | None = None
     message: str | None = None
+    members: int = 0
+    partitions: int = 0
+    lag_source: str | None = None
+    max_lag: int | None = None
+    mean_lag: float | None = None
 
     def user_data(self) -> AssignmentUserData:
         return AssignmentUserData(by=self.by, strategy=self.strategy, reason=self.reason)
+
+
+def _numbers(decision: Decision) -> str:
+    mean = "n/a" if decision.mean_lag is None else f"{decision.mean_lag:.1f}"
+    return (
+        f"strategy={decision.strategy or 'range'} members={decision.members}"
+        f" partitions={decision.partitions} max_member_lag="
+        f"{'n/a' if decision.max_lag is None else decision.max_lag} mean_member_lag={mean}"
+        f" lag_source={decision.lag_source or 'n/a'} elapsed_ms={decision.seconds * 1000:.0f}"
+    )
 
 
 class GroupLeader:
@@ -44,66 +66,144 @@ class GroupLeader:
     The counters may be read from any thread (kafka-python rebalances on its own).
     """
 
-    def __init__(self, sidecar: Sidecar, group_id: str, strategy: str | None) -> None:
+    def __init__(
+        self,
+        sidecar: Sidecar,
+        group_id: str,
+        strategy: str | None,
+        reset_policy: str | None = None,
+    ) -> None:
         self.sidecar = sidecar
         self.group_id = group_id
         self.strategy = strategy
+        self.reset_policy = reset_policy
         self._lock = threading.Lock()
-        self._fallbacks: Counter[str] = Counter()
-        self._answers = 0
+        self._decisions: Counter[tuple[AssignedBy, str]] = Counter()
         self._last_decision: Decision | None = None
 
     @property
     def fallbacks(self) -> dict[str, int]:
         """Rebalances led on the range fallback, by reason (a copy)."""
         with self._lock:
-            return dict(self._fallbacks)
+            return {r: n for (by, r), n in self._decisions.items() if by == "range"}
 
     @property
     def answers(self) -> int:
+        """Rebalances led on the sidecar's answer (lag-blind ones included)."""
         with self._lock:
-            return self._answers
+            return sum(n for (by, _), n in self._decisions.items() if by == "sidecar")
+
+    @property
+    def blind_answers(self) -> dict[str, int]:
+        """Answers used although made without (all of) the lag: ``lag_blind``, ``lag_partial``."""
+        with self._lock:
+            return {r: n for (by, r), n in self._decisions.items() if by == "sidecar" and r}
+
+    @property
+    def decisions(self) -> dict[tuple[AssignedBy, str], int]:
+        """Every decision so far by (``sidecar``/``range``, reason or ``""``) (a copy)."""
+        with self._lock:
+            return dict(self._decisions)
 
     @property
     def last_decision(self) -> Decision | None:
         with self._lock:
             return self._last_decision
 
+    def _record(self, decision: Decision) -> None:
+        with self._lock:
+            self._decisions[(decision.by, decision.reason or "")] += 1
+            self._last_decision = decision
+
     def decide(
         self,
         subscribers: Iterable[Subscriber],
         partitions_for_topic: Callable[[str], Iterable[int] | None],
+        timeout_s: float | None = None,
     ) -> tuple[Assignment | None, Decision]:
-        """The sidecar's checked answer, or ``None`` when the caller must fall back."""
+        """The sidecar's checked answer, or ``None`` when the caller must fall back.
+
+        ``timeout_s`` shortens the sidecar's deadline for this rebalance (never
+        lengthens it).
+        """
         started = time.monotonic()
-        deadline = started + self.sidecar.timeout_s
+        budget = (
+            self.sidecar.timeout_s if timeout_s is None else min(timeout_s, self.sidecar.timeout_s)
+        )
+        deadline = started + budget
         members = tuple(subscribers)
+        counts: dict[str, int] = {}
         try:
             counts = partition_counts((t for s in members for t in s.topics), partitions_for_topic)
             view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
-            body = json.dumps(view.request_body(self.strategy), separators=(",", ":")).encode()
+            request = view.request_body(self.strategy, self.reset_policy)
+            body = json.dumps(request, separators=(",", ":")).encode()
             answer = read_answer(self.sidecar.post_assign(body, deadline), view)
+        except NoMetadataYet as exc:
+            decision = Decision(
+                by="range",
+                seconds=time.monotonic() - started,
+                reason=exc.reason,
+                message=str(exc),
+                members=len(members),
+            )
+            with self._lock:
+                self._last_decision = decision
+            log.info(
+                "lagassign: group %s: %s; nothing to assign until the client has it"
+                " (it joins again then)",
+                self.group_id,
+                exc,
+            )
+            return None, decision
         except FallbackReason as exc:
             decision = Decision(
                 by="range",
                 seconds=time.monotonic() - started,
                 reason=exc.reason,
                 message=str(exc),
+                members=len(members),
+                partitions=sum(counts.values()),
             )
-            with self._lock:
-                self._fallbacks[exc.reason] += 1
-                self._last_decision = decision
+            self._record(decision)
             log.warning(
                 "lagassign: group %s falls back to the range assignor (%s): %s",
                 self.group_id,
                 exc.reason,
                 exc,
             )
+            log.info(
+                "lagassign: group %s assigned by range (%s): %s",
+                self.group_id,
+                exc.reason,
+                _numbers(decision),
+            )
             return None, decision
+        lag: AnswerLag = answer.lag
+        blind = lag.blindness()
         decision = Decision(
-            by="sidecar", seconds=time.monotonic() - started, strategy=answer.strategy
+            by="sidecar",
+            seconds=time.monotonic() - started,
+            strategy=answer.strategy,
+            reason=blind,
+            message=lag.describe() if blind else None,
+            members=len(members),
+            partitions=sum(counts.values()),
+            lag_source=lag.source,
+            max_lag=lag.max_lag,
+            mean_lag=lag.mean_lag,
         )
-        with self._lock:
-            self._answers += 1
-            self._last_decision = decision
+        self._record(decision)
+        if blind is not None:
+            log.warning(
+                "lagassign: group %s uses the sidecar's answer, but it is %s: %s;"
+                " the assignment balances partition counts, not lag%s",
+                self.group_id,
+                blind.replace("_", "-"),
+                lag.describe(),
+                " (for the partitions without lag)" if blind == "lag_partial" else "",
+            )
+        log.info(
+            "lagassign: group %s assigned by the sidecar: %s", self.group_id, _numbers(decision)
+        )
         return answer.assignment, decision

@@ -11,7 +11,9 @@ waiting on has the same timeout.
 
 from __future__ import annotations
 
+import json
 import math
+import socket
 import threading
 import time
 from concurrent.futures import Future
@@ -19,10 +21,79 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 import httpx
 
-from lagassign_client.errors import SidecarStatus, SidecarTimeout, SidecarUnreachable
+from lagassign_client.errors import (
+    SidecarRefused,
+    SidecarStatus,
+    SidecarTimeout,
+    SidecarUnknownHost,
+    SidecarUnreachable,
+)
 
 ASSIGN_PATH = "/assign"
-ERROR_TEXT_LIMIT = 200
+# A non-200 body is shown as one line of at most this many characters.
+ERROR_TEXT_LIMIT = 120
+# A deadline longer than this is a unit mistake (milliseconds given as seconds): no
+# rebalance should wait a minute for the sidecar.
+MAX_TIMEOUT_S = 60.0
+
+
+def _base_url(url: str) -> str:
+    parsed = httpx.URL(url)
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
+    base = str(parsed.copy_with(query=None, fragment=None)).rstrip("/")
+    if base.endswith(ASSIGN_PATH):
+        raise ValueError(
+            f"url is the sidecar's base URL and the shim adds {ASSIGN_PATH} itself; "
+            f"got {url!r}, give {base[: -len(ASSIGN_PATH)]!r}"
+        )
+    return base
+
+
+def _check_timeout(timeout_s: float) -> None:
+    if not math.isfinite(timeout_s) or timeout_s <= 0:
+        raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+    if timeout_s > MAX_TIMEOUT_S:
+        raise ValueError(
+            f"timeout_s is in seconds and must be at most {MAX_TIMEOUT_S:g}; got {timeout_s!r}"
+            f" (milliseconds? {timeout_s!r} ms is timeout_s={timeout_s / 1000:g})"
+        )
+
+
+def _connection_error(url: str, exc: httpx.HTTPError | httpx.StreamError) -> SidecarUnreachable:
+    """The reason a connection failed: unknown host, refused, or anything else."""
+    cause: BaseException | None = exc
+    seen = 0
+    while cause is not None and seen < 10:
+        if isinstance(cause, socket.gaierror):
+            return SidecarUnknownHost(f"{url}: unknown host: {cause}")
+        if isinstance(cause, ConnectionRefusedError):
+            return SidecarRefused(f"{url}: connection refused")
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return SidecarUnreachable(f"{url}: {type(exc).__name__}: {exc}")
+
+
+def status_text(response: httpx.Response) -> str:
+    """One short line for a non-200 answer: the sidecar's error message, or the body's start.
+
+    A proxy's or another server's HTML error page becomes its first characters with
+    the white space (new lines included) collapsed.
+    """
+    content_type = response.headers.get("content-type", "")
+    if content_type.startswith("application/json"):
+        try:
+            body = json.loads(response.content)
+        except (UnicodeDecodeError, ValueError):
+            body = None
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return " ".join(error["message"].split())[:ERROR_TEXT_LIMIT]
+    text = " ".join(response.content[: ERROR_TEXT_LIMIT * 4].decode("utf-8", "replace").split())
+    if len(text) > ERROR_TEXT_LIMIT:
+        text = text[:ERROR_TEXT_LIMIT] + "…"
+    kind = content_type.split(";")[0].strip() or "no content-type"
+    return f"({kind}) {text}" if text else f"({kind}, empty body)"
 
 
 class Sidecar:
@@ -39,12 +110,8 @@ class Sidecar:
         token: str | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if not math.isfinite(timeout_s) or timeout_s <= 0:
-            raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
-        parsed = httpx.URL(url)
-        if parsed.scheme not in ("http", "https") or not parsed.host:
-            raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
-        self.url = str(parsed).rstrip("/") + ASSIGN_PATH
+        _check_timeout(timeout_s)
+        self.url = _base_url(url) + ASSIGN_PATH
         self.timeout_s = timeout_s
         headers = {"content-type": "application/json", "accept": "application/json"}
         if token:
@@ -72,7 +139,8 @@ class Sidecar:
         """Send one request; return the body of a 200 answer.
 
         ``deadline`` is a :func:`time.monotonic` instant. Raises
-        :class:`SidecarTimeout`, :class:`SidecarUnreachable` or
+        :class:`SidecarTimeout`, :class:`SidecarUnreachable` (or its
+        :class:`SidecarUnknownHost`, :class:`SidecarRefused`) or
         :class:`SidecarStatus`.
         """
         remaining = deadline - time.monotonic()
@@ -86,15 +154,15 @@ class Sidecar:
             response = outcome.result(timeout=remaining)
         except FutureTimeout:
             raise SidecarTimeout(
-                f"no answer from {self.url} within {self.timeout_s * 1000:.0f} ms"
+                f"no answer from {self.url} within {remaining * 1000:.0f} ms"
             ) from None
         except httpx.TimeoutException as exc:
             raise SidecarTimeout(f"{self.url} timed out: {type(exc).__name__}") from None
         except (httpx.HTTPError, httpx.StreamError) as exc:
-            raise SidecarUnreachable(f"{self.url}: {type(exc).__name__}: {exc}") from None
+            raise _connection_error(self.url, exc) from None
         if response.status_code != 200:
-            text = response.text[:ERROR_TEXT_LIMIT].strip()
             raise SidecarStatus(
-                f"{self.url} answered HTTP {response.status_code}: {text}", response.status_code
+                f"{self.url} answered HTTP {response.status_code}: {status_text(response)}",
+                response.status_code,
             )
         return response.content

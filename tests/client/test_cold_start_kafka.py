@@ -1,0 +1,86 @@
+"""A new group on a backlog: no committed offsets, members reading from ``earliest``.
+
+The consumers' reset policy travels with every ``POST /assign`` (the sidecar counts
+the lag of a partition without a committed offset by it), for aiokafka and
+kafka-python alike, and a healthy start counts no fallback. The members start cold:
+a new group, nothing committed, and they do not commit, so the group stays without
+offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from harness.broker import LocalKafka
+from harness.builders import create_topic, produce
+from harness.sidecar import SidecarProcess
+from tests.client.backlog import GROUP_PREFIX, SKEW
+from tests.client.faulty_sidecar import FaultySidecar
+from tests.client.members import make_member, settled
+
+pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
+
+TIMEOUT_S = 1.5
+
+
+@pytest.fixture
+def recording(sidecar: SidecarProcess) -> Iterator[FaultySidecar]:
+    """The real sidecar behind a proxy that keeps every request body."""
+    front = FaultySidecar(upstream=sidecar.url).start()
+    try:
+        yield front
+    finally:
+        front.stop()
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        pytest.param(("aiokafka", "aiokafka"), id="aiokafka"),
+        pytest.param(("kafka-python", "aiokafka"), id="kafka-python-leads"),
+    ],
+)
+async def test_a_new_group_tells_the_sidecar_it_reads_from_earliest(
+    kinds: tuple[str, str],
+    kafka_broker: LocalKafka,
+    recording: FaultySidecar,
+    kafka_names: Callable[[str], str],
+) -> None:
+    group = GROUP_PREFIX + kafka_names("group")
+    topics = [kafka_names("topic") for _ in range(2)]
+    for topic in topics:
+        await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
+        await produce(kafka_broker.bootstrap, topic, SKEW)
+    members = [
+        make_member(
+            kind,
+            f"{kind}-{i}",
+            bootstrap=kafka_broker.bootstrap,
+            group=group,
+            topics=topics,
+            url=recording.url,
+            timeout_s=TIMEOUT_S,
+            commit=False,
+        )
+        for i, kind in enumerate(kinds)
+    ]
+    try:
+        for member in members:
+            await member.start()
+        await settled(members, {(t, p) for t in topics for p in range(len(SKEW))})
+        notes = [m.note() for m in members]
+        fallbacks = [m.fallbacks() for m in members]
+    finally:
+        for member in members:
+            await member.stop()
+    assert recording.bodies, "the leader never asked the sidecar"
+    assert {body["group_id"] for body in recording.bodies} == {group}
+    assert [body.get("reset_policy") for body in recording.bodies] == ["earliest"] * len(
+        recording.bodies
+    )
+    assert all(note is not None and note["by"] == "sidecar" for note in notes), notes
+    # Joining before the topics' metadata came is not a fallback (kafka-python did count
+    # one "metadata" fallback, with a WARNING, on every start).
+    assert fallbacks == [{}] * len(members)
