@@ -142,6 +142,10 @@ class Settings(BaseSettings):
     read_committed_groups: Annotated[tuple[str, ...], NoDecode] = ()
     #: Where the lag history is written (Parquet); unset: no history.
     history_dir: Path | None = None
+    #: A history file is finished (readable by the pipeline) at the first refresh once
+    #: it is this old, or once it reaches the size below.
+    history_roll_interval_s: float = Field(300.0, ge=1, le=86_400)
+    history_max_file_bytes: int = Field(64 * 1024 * 1024, ge=64 * 1024)
     #: The cluster's name in the history and the forecast weights.
     cluster: str = Field("default", min_length=1)
     #: Export lagassign_partition_lag (switch off for groups with very many partitions).

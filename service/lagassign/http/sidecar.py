@@ -57,7 +57,12 @@ def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[Refre
     """Who hears of each refresh: the refresh metrics, and the history when it is recorded."""
     listeners: list[RefreshListener] = [metrics.refresh]
     if settings.history_dir is not None:
-        sink = ParquetHistorySink(settings.history_dir, settings.cluster)
+        sink = ParquetHistorySink(
+            settings.history_dir,
+            settings.cluster,
+            max_file_bytes=settings.history_max_file_bytes,
+            roll_interval_s=settings.history_roll_interval_s,
+        )
         listeners.append(HistoryRecorder(sink))
     return listeners
 
