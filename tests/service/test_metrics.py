@@ -1,4 +1,4 @@
-"""``GET /metrics``: the names of DESIGN.md, read back from the app's own registry."""
+"""``GET /metrics``: the names of docs/metrics.md, read back from the app's own registry."""
 
 from __future__ import annotations
 

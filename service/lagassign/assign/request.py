@@ -26,7 +26,7 @@ class MemberIn(BaseModel):
 
 
 class AssignRequest(BaseModel):
-    """The body of ``POST /assign`` (DESIGN.md section 2)."""
+    """The body of ``POST /assign`` (``docs/http-api.md``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
