@@ -37,9 +37,10 @@ def test_every_setting_is_documented() -> None:
     assert missing == []
 
 
-def test_every_exported_metric_is_documented() -> None:
+def test_every_exported_metric_is_documented(tmp_path: Path) -> None:
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
-    app = create_app(Settings.from_environ({}), lag_view=view)
+    settings = Settings.from_environ({"LAGASSIGN_WEIGHTS_PATH": str(tmp_path / "w.json")})
+    app = create_app(settings, lag_view=view)
     text = (DOCS / "metrics.md").read_text()
     names = {family.name for family in app.state.registry.collect()}
     suffix = {"lagassign_build": "_info"}

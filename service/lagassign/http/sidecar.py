@@ -45,11 +45,10 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         lag_view = kafka_lag_view(settings, listeners=refresh_listeners(settings, metrics))
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
-    forecast = (
-        ForecastSource(settings.weights_path, settings.weights_max_age_s, settings.cluster)
-        if settings.weights_path is not None
-        else None
-    )
+    forecast = ForecastSource.from_settings(settings)
+    if forecast is not None:
+        metrics.collect_weights_of(forecast)
+    metrics.assign.track_groups(settings.groups)
     return Sidecar(settings, lag_view, AnswerLog(), metrics, forecast)
 
 
