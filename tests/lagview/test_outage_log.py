@@ -6,24 +6,18 @@ import logging
 
 import pytest
 
+from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.outage_log import OutageLog
 
 
-class View:
-    """Only what the listener reads: whether the last refresh reached Kafka."""
-
-    kafka_up = True
-
-
 def test_one_line_on_recovery(caplog: pytest.LogCaptureFixture) -> None:
-    view, now = View(), [0.0]
-    outage = OutageLog(view, monotonic=lambda: now[0])  # type: ignore[arg-type]
+    now = [0.0]
+    outage = OutageLog(monotonic=lambda: now[0])
     caplog.set_level(logging.INFO, logger="lagassign.lagview.outage_log")
 
     def refresh(at: float, up: bool) -> None:
         now[0] = at
-        view.kafka_up = up
-        outage.observe_refresh(0.0, up)
+        outage.observe(Refresh(duration_s=0.0, ok=up, fresh=(), kafka_up=up))
 
     refresh(0, True)
     for at in (10, 20, 30):
@@ -41,10 +35,9 @@ def test_one_line_on_recovery(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_a_failed_group_read_with_kafka_up_is_no_outage(caplog: pytest.LogCaptureFixture) -> None:
-    view = View()
-    outage = OutageLog(view, monotonic=lambda: 0.0)  # type: ignore[arg-type]
+    outage = OutageLog(monotonic=lambda: 0.0)
     caplog.set_level(logging.INFO, logger="lagassign.lagview.outage_log")
-    outage.observe_refresh(0.1, False)  # one group failed, Kafka answered
-    outage.observe_refresh(0.1, True)
+    outage.observe(Refresh(duration_s=0.1, ok=False, fresh=(), kafka_up=True))
+    outage.observe(Refresh(duration_s=0.1, ok=True, fresh=(), kafka_up=True))
     assert caplog.messages == []
     assert outage.recoveries == 0

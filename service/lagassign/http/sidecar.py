@@ -18,6 +18,7 @@ from lagassign.forecast.source import ForecastSource
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.outage_log import OutageLog
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.rules import Isolation
 from lagassign.lagview.view import LagView
@@ -53,8 +54,9 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
 
 
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:
-    """Who hears of each refresh: the refresh metrics, and the history when it is recorded."""
-    listeners: list[RefreshListener] = [metrics.refresh]
+    """Who hears of each refresh: the refresh metrics, the answer counters (a tracked
+    group's counters start at 0), the outage log, and the history when it is recorded."""
+    listeners: list[RefreshListener] = [metrics.refresh, metrics.assign, OutageLog()]
     if settings.history_dir is not None:
         sink = ParquetHistorySink(
             settings.history_dir,

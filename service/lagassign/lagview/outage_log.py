@@ -1,15 +1,15 @@
 """One log line when Kafka answers again after an outage.
 
 The lag view logs one WARNING when its refreshes stop reaching Kafka. An
-:class:`OutageLog` listens to every refresh and, when the view reaches Kafka again,
-logs one INFO line with how long the outage lasted and how many refreshes failed::
+:class:`OutageLog`, a refresh listener, logs one INFO line when a refresh reaches
+Kafka again, with how long the outage lasted and how many refreshes failed::
 
     WARNING lagassign.lagview.refresh: lag refresh failed, keeping the last snapshots: ...
     INFO lagassign.lagview.outage_log: Kafka answers again after 183 s: 17 lag refreshes failed
 
 Worked example: refreshes at t = 0 (ok), 10, 20, 30 (failed), 40 (ok) give one line
 at t = 40: "Kafka answers again after 30 s: 3 lag refreshes failed" (the outage is
-counted from the first failed refresh).
+counted from the start of the first failed refresh).
 """
 
 from __future__ import annotations
@@ -18,27 +18,32 @@ import logging
 import time
 from collections.abc import Callable
 
-from lagassign.lagview.reader import LagReader
+from lagassign.lagview.listeners import Refresh
 
 log = logging.getLogger(__name__)
 
 
 class OutageLog:
-    """A refresh listener: ``observe_refresh(duration_s, ok)`` after every refresh."""
+    """A :class:`~lagassign.lagview.listeners.RefreshListener` that logs the end of outages."""
 
-    def __init__(self, view: LagReader, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self._view = view
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._monotonic = monotonic
         self._down_since: float | None = None
         self._failed = 0
         #: Outages that ended, for tests and the curious.
         self.recoveries = 0
 
-    def observe_refresh(self, duration_s: float, ok: bool) -> None:
+    async def refreshed(self, refresh: Refresh) -> None:
+        self.observe(refresh)
+
+    async def close(self) -> None:
+        """Nothing to finish."""
+
+    def observe(self, refresh: Refresh) -> None:
         now = self._monotonic()
-        if not self._view.kafka_up:
+        if not refresh.kafka_up:
             if self._down_since is None:
-                self._down_since = now - duration_s
+                self._down_since = now - refresh.duration_s
             self._failed += 1
             return
         if self._down_since is not None:

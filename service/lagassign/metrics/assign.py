@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from lagassign.assign.answer import Answer
+from lagassign.lagview.listeners import Refresh
 from lagassign.core.strategies import STRATEGIES
 from lagassign.errors import (
     BadRequest,
@@ -88,6 +89,13 @@ class AssignMetrics:
             for strategy in STRATEGIES:
                 self.requests.labels(group_id, strategy)
             self.moved.labels(group_id)
+
+    async def refreshed(self, refresh: Refresh) -> None:
+        """As a refresh listener of the lag view: the groups it read are known from now on."""
+        self.track_groups(s.group_id for s in refresh.fresh)
+
+    async def close(self) -> None:
+        """Nothing to finish."""
 
     def observe_answer(self, answer: Answer, seconds: float) -> None:
         self.track_groups((answer.group_id,))
