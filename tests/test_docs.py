@@ -9,7 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from lagassign.app import create_app
+from lagassign.http.sidecar import build_sidecar
 from lagassign.settings import Settings, env_name
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
@@ -40,9 +40,9 @@ def test_every_setting_is_documented() -> None:
 def test_every_exported_metric_is_documented(tmp_path: Path) -> None:
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
     settings = Settings.from_environ({"LAGASSIGN_WEIGHTS_PATH": str(tmp_path / "w.json")})
-    app = create_app(settings, lag_view=view)
+    sidecar = build_sidecar(settings, lag_view=view, kafka=False)
     text = (DOCS / "metrics.md").read_text()
-    names = {family.name for family in app.state.registry.collect()}
+    names = {family.name for family in sidecar.metrics.registry.collect()}
     suffix = {"lagassign_build": "_info"}
     undocumented = sorted(
         n for n in names if f"`{n}{suffix.get(n, '')}`" not in text and f"`{n}_total`" not in text

@@ -12,6 +12,7 @@ import pytest
 
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
+from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import forecast_of, served
@@ -115,7 +116,7 @@ def app_with(path: Path, **environ: str) -> Any:
 
 
 def metric(app: Any, name: str) -> float | None:
-    found: float | None = app.state.registry.get_sample_value(name, {})
+    found: float | None = sidecar_of(app).metrics.registry.get_sample_value(name, {})
     return found
 
 
@@ -176,7 +177,7 @@ async def test_a_corrupt_file_falls_back_to_kafka_after_the_grace(
             path.write_text('{"format": "lagassign-forecast-weights", "version": 1, "groups": [')
 
             async def unusable() -> bool:
-                return (await weights_state(client))["file"] == "invalid"
+                return bool((await weights_state(client))["file"] == "invalid")
 
             await until(unusable, "the corrupt file is noticed")
             during = (await client.post("/assign", json=BODY)).json()
@@ -184,7 +185,7 @@ async def test_a_corrupt_file_falls_back_to_kafka_after_the_grace(
             in_grace_metric = metric(app, "lagassign_forecast_weights_in_use")
 
             async def dropped() -> bool:
-                return (await weights_state(client))["in_use"] is False
+                return bool((await weights_state(client))["in_use"] is False)
 
             await until(dropped, "the grace runs out")
             after = (await client.post("/assign", json=BODY)).json()

@@ -8,9 +8,9 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from lagassign.core.strategies import STRATEGIES
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
-from lagassign.core.strategies import STRATEGIES
 from lagassign.metrics.assign import FAILURE_REASONS
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -198,8 +198,7 @@ async def test_a_known_groups_answer_counters_start_at_zero_for_every_strategy()
             assert {s: requests(group, s) for s in STRATEGIES} == dict.fromkeys(STRATEGIES, 0.0)
             moved = {"group": group}
             assert (
-                registry.get_sample_value("lagassign_assignment_moved_partitions_total", moved)
-                == 0
+                registry.get_sample_value("lagassign_assignment_moved_partitions_total", moved) == 0
             )
         assert requests("orders", "balanced") is None
         assert (await client.post("/assign", json=ONE_MEMBER)).status_code == 200

@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from lagassign.assign.answer import Answer
-from lagassign.lagview.listeners import Refresh
 from lagassign.core.strategies import STRATEGIES
 from lagassign.errors import (
     BadRequest,
@@ -28,6 +27,7 @@ from lagassign.errors import (
     Unauthorized,
     Unavailable,
 )
+from lagassign.lagview.listeners import Refresh
 
 # 1 ms to 5 s: a rebalance waits on this, and the shims give up at 1.5 s.
 DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
