@@ -94,8 +94,12 @@ def test_the_pipeline_reads_a_running_sidecars_finished_files(
         result = run(spark, settings, Progress(len(STEPS), stream=out))
         after_rows, after_newest = rows_and_newest(finished(history))
 
-        # The sidecar never stopped: it is still running and still writing a file.
+        # The sidecar never stopped: it is still running and still writing a file (a new
+        # one opens at the refresh after a roll, so look for a moment).
         assert sidecar.process.poll() is None
+        deadline = time.monotonic() + 10
+        while not in_progress(history) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert in_progress(history)
         assert "synthetic" not in out.getvalue()
         assert result.facts.source == f"Parquet history in {history}"
