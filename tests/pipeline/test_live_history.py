@@ -18,14 +18,14 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 from pyspark.sql import SparkSession
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.sidecar import start_sidecar
 from lagassign_pipeline.backtest import BacktestSpec
 from lagassign_pipeline.history import IN_PROGRESS_SUFFIX
 from lagassign_pipeline.job import STEPS, JobSettings, run
 from lagassign_pipeline.progress import Progress
 from lagassign_pipeline.rates import RateSpec
-from tests.client.sidecar_process import start_sidecar
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
@@ -62,7 +62,6 @@ def test_the_pipeline_reads_a_running_sidecars_finished_files(
     asyncio.run(produce(kafka_broker.bootstrap, topic, [30, 20, 10]))
     asyncio.run(commit(kafka_broker.bootstrap, group, {(topic, 0): 5, (topic, 1): 5}))
     sidecar = start_sidecar(
-        tmp_path / "sidecar.log",
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
             "LAGASSIGN_GROUPS": group,
@@ -71,6 +70,7 @@ def test_the_pipeline_reads_a_running_sidecars_finished_files(
             "LAGASSIGN_HISTORY_ROLL_INTERVAL_S": str(ROLL_INTERVAL_S),
             "LAGASSIGN_CLUSTER": "live",
         },
+        tmp_path / "sidecar.log",
     )
     try:
         deadline = time.monotonic() + WAIT_S

@@ -16,10 +16,10 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from harness.broker import LocalKafka
+from harness.builders import create_topic, produce
+from harness.sidecar import start_sidecar
 from lagassign.core.strategies import STRATEGIES
-from tests.client.sidecar_process import start_sidecar
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import create_topic, produce
 
 pytestmark = pytest.mark.kafka
 
@@ -54,13 +54,13 @@ def test_an_outage_logs_few_client_lines_and_one_recovery_line(
     asyncio.run(produce(broker.bootstrap, topic, [5, 5]))
     log_path = tmp_path / "sidecar.log"
     sidecar = start_sidecar(
-        log_path,
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": broker.bootstrap,
             "LAGASSIGN_GROUPS": group,
             "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
             "LAGASSIGN_KAFKA_TIMEOUT_MS": "1000",
         },
+        log_path,
     )
     try:
         requests = samples(sidecar.url, "lagassign_assign_requests_total")
