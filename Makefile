@@ -5,8 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
-.PHONY: install lint format check test bench run harness kafka-dist chromium pipeline clean demo bench-shim \
-	dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker
+.PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
+	clean demo bench-shim dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker
 
 install: $(VENV)/.installed
 
@@ -59,6 +59,10 @@ kafka-dist:
 chromium:
 	command -v chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
+# promtool from Debian's prometheus package, for the unit tests of the alert rules.
+promtool:
+	command -v promtool || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus)
+
 lint: install
 	$(VENV)/bin/ruff check service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/ruff format --check service pipeline tests bench harness client/python deploy/demo
@@ -68,11 +72,11 @@ format: install
 	$(VENV)/bin/ruff format service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/ruff check --fix service pipeline tests bench harness client/python deploy/demo
 
-# The quick loop: lint, types, and every test that needs no broker, Spark, JVM or browser.
+# The quick loop: lint, types, and every test that needs no broker, Spark, JVM, browser or promtool.
 check: lint
-	$(PY) -m pytest -q -m "not kafka and not java and not spark and not browser"
+	$(PY) -m pytest -q -m "not kafka and not java and not spark and not browser and not promtool"
 
-test: install harness kafka-dist chromium maven-plugins lint
+test: install harness kafka-dist chromium promtool maven-plugins lint
 	mvn -q -B -f client/java/pom.xml test
 	mvn -q -B -f broker/pom.xml test
 	$(PY) -m pytest
@@ -81,11 +85,15 @@ test: install harness kafka-dist chromium maven-plugins lint
 run: install kafka-dist
 	$(PY) -m deploy.demo.run
 
-# Rates, forecast weights and the backtest report from the history `make run` recorded,
-# or from a seeded synthetic history when there is none.
+# Rates, forecast weights and the backtest report from the history `make run` recorded
+# (or any sidecar's LAGASSIGN_HISTORY_DIR: PIPELINE_HISTORY=...). A missing history is an
+# error; `make pipeline-synthetic` runs on a seeded synthetic history on purpose.
 PIPELINE_HISTORY ?= var/demo/history
 pipeline: install
-	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY) --synthetic-when-missing
+	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY)
+
+pipeline-synthetic: install
+	$(PY) -m lagassign_pipeline --synthetic
 
 bench: install harness
 	$(PY) -m bench.assign

@@ -151,3 +151,14 @@ def test_a_repeated_group_and_a_bad_horizon_are_refused() -> None:
     document["horizon_seconds"] = 0
     with pytest.raises(InvalidForecastWeights, match="horizon_seconds"):
         parse_forecast_weights(document)
+
+
+def test_by_default_freshness_is_the_forecast_horizon(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    write_forecast_weights(path, weights(orders()))  # horizon 60 s
+    assert load_forecast_weights(path, now=AS_OF + timedelta(seconds=60)) is not None
+    # An hour-old history is not fresh for a 60 s forecast.
+    assert load_forecast_weights(path, now=AS_OF + timedelta(seconds=61)) is None
+    assert load_forecast_weights(path, now=AS_OF + timedelta(hours=1)) is None
+    # A configured maximum age overrides the horizon.
+    assert load_forecast_weights(path, now=AS_OF + timedelta(hours=1), max_age_s=3_600)

@@ -1,4 +1,4 @@
-"""The lag history rows the service records (DESIGN.md section 6), read from Parquet.
+"""The lag history rows the service records (``docs/history.md``), read from Parquet.
 
 One row per refresh, group and partition. :func:`history_contract` is the schema
 contract every input path ends in: the columns below, in this order, with these
@@ -9,6 +9,7 @@ an epoch-milliseconds ``ts`` becomes a timestamp).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -40,6 +41,9 @@ HISTORY_SCHEMA = StructType(
     ]
 )
 
+# The name ending of the sidecar's open (not yet finished) history files.
+IN_PROGRESS_SUFFIX = ".parquet.inprogress"
+
 # A partition's identity across the history.
 PARTITION_KEY = ("cluster", "group", "topic", "partition")
 
@@ -61,15 +65,55 @@ def read_history(spark: SparkSession, path: str | os.PathLike[str]) -> DataFrame
     return history_contract(rows)
 
 
-def has_history(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds at least one Parquet file (hidden and temporary files aside)."""
+@dataclass(frozen=True, slots=True)
+class HistoryFiles:
+    """What a history directory holds: finished Parquet files and a sidecar's open ones.
+
+    A running sidecar writes each file as a hidden ``.part-….parquet.inprogress`` and
+    renames it once finished (every ``LAGASSIGN_HISTORY_ROLL_INTERVAL_S``); readers see
+    only the finished ones.
+    """
+
+    path: Path
+    finished: int
+    in_progress: int
+
+    @property
+    def readable(self) -> bool:
+        return self.finished > 0
+
+    def why_unreadable(self) -> str:
+        """The reason the pipeline cannot read this directory, for its error message."""
+        if not self.path.is_dir():
+            return f"{self.path} does not exist (the sidecar writes it with LAGASSIGN_HISTORY_DIR)"
+        if self.in_progress:
+            return (
+                f"{self.path} holds only {self.in_progress} in-progress file(s) of a running "
+                "sidecar and no finished one yet: a file is finished "
+                "LAGASSIGN_HISTORY_ROLL_INTERVAL_S after it was opened (default 300 s); wait "
+                "for it, or run the sidecar with a shorter interval"
+            )
+        return f"{self.path} holds no Parquet history file"
+
+
+def history_files(path: str | os.PathLike[str]) -> HistoryFiles:
+    """Count the finished and in-progress history files under ``path``."""
     root = Path(path)
     if not root.is_dir():
-        return False
-    return any(
-        not any(part.startswith((".", "_")) for part in found.relative_to(root).parts)
-        for found in root.rglob("*.parquet")
-    )
+        return HistoryFiles(root, 0, 0)
+    finished = in_progress = 0
+    for found in root.rglob("*"):
+        parts = found.relative_to(root).parts
+        if found.name.endswith(IN_PROGRESS_SUFFIX):
+            in_progress += 1
+        elif found.suffix == ".parquet" and not any(p.startswith((".", "_")) for p in parts):
+            finished += 1
+    return HistoryFiles(root, finished, in_progress)
+
+
+def has_history(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds at least one finished Parquet file (hidden and temporary aside)."""
+    return history_files(path).readable
 
 
 def _timestamp(rows: DataFrame, name: str) -> Column:

@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 from lagassign.forecast.weights import write_forecast_weights
 from lagassign_pipeline.backtest import BacktestSpec, backtest
 from lagassign_pipeline.charts import Series
-from lagassign_pipeline.history import has_history, read_history
+from lagassign_pipeline.history import history_files, read_history
 from lagassign_pipeline.kafka_source import KAFKA_PACKAGES, read_history_topic
 from lagassign_pipeline.progress import Progress
 from lagassign_pipeline.rates import RateSpec, partition_rates, rate_windows
@@ -51,7 +51,7 @@ class JobSettings:
     history: Path = Path("var/history")
     kafka_bootstrap: str | None = None
     kafka_topic: str | None = None
-    synthetic_when_missing: bool = False
+    use_synthetic: bool = False
     synthetic_dir: Path = Path("var/synthetic-history")
     synthetic: SyntheticSpec = field(default_factory=SyntheticSpec)
     report: Path = Path("var/report")
@@ -162,16 +162,23 @@ def _history(
         rows = read_history_topic(spark, settings.kafka_bootstrap, settings.kafka_topic)
         rows = rows.persist(StorageLevel.MEMORY_AND_DISK)  # read the topic once
         return rows, f"Kafka topic {settings.kafka_topic} at {settings.kafka_bootstrap}"
-    if has_history(settings.history):
+    if not settings.use_synthetic:
+        files = history_files(settings.history)
+        if not files.readable:
+            raise SystemExit(
+                f"no history to read: {files.why_unreadable()}. "
+                "(--synthetic runs on a seeded synthetic history instead.)"
+            )
+        if files.in_progress:
+            progress.note(
+                f"reading the {files.finished} finished file(s) in {settings.history}; "
+                f"{files.in_progress} in-progress file(s) of a running sidecar join once "
+                "finished (LAGASSIGN_HISTORY_ROLL_INTERVAL_S)"
+            )
         return read_history(spark, settings.history), f"Parquet history in {settings.history}"
-    if not settings.synthetic_when_missing:
-        raise SystemExit(
-            f"no history in {settings.history}: run the service with LAGASSIGN_HISTORY_DIR, "
-            "or pass --synthetic-when-missing"
-        )
     spec = settings.synthetic
     progress.note(
-        f"no history in {settings.history}; writing a synthetic one (seed {spec.seed}, "
+        f"--synthetic: writing a synthetic history (seed {spec.seed}, "
         f"{spec.rows:,} rows) to {settings.synthetic_dir}"
     )
     write_history(synthetic_history(spark, spec), settings.synthetic_dir)
@@ -247,7 +254,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Lag history -> rates, forecasts, forecast weights and a backtest report.",
     )
     add = parser.add_argument
-    add("--history", type=Path, default=defaults.history, help="Parquet history directory")
+    add(
+        "--history",
+        type=Path,
+        default=defaults.history,
+        help="the sidecar's Parquet history directory (LAGASSIGN_HISTORY_DIR); default %(default)s",
+    )
     add("--kafka-bootstrap", help="read the history from a Kafka topic at this address")
     add("--kafka-topic", help="the Kafka topic holding history rows as JSON")
     add(
@@ -256,21 +268,60 @@ def _parser() -> argparse.ArgumentParser:
         help=f"Maven coordinates of Spark's Kafka connector (default {KAFKA_PACKAGES[0]})",
     )
     add(
-        "--synthetic-when-missing",
+        "--synthetic",
         action="store_true",
-        help="generate a seeded synthetic history when --history holds none",
+        help="run on a seeded synthetic history instead of --history (never done unasked)",
     )
-    add("--synthetic-dir", type=Path, default=defaults.synthetic_dir)
-    add("--report", type=Path, default=defaults.report, help="report and tables directory")
-    add("--weights", type=Path, default=defaults.weights, help="forecast weights file to write")
-    add("--window-seconds", type=float, default=defaults.rates.window_s)
-    add("--max-gap-seconds", type=float, default=defaults.rates.max_gap_s)
-    add("--horizon-seconds", type=float, default=defaults.rates.horizon_s)
-    add("--backtest-every", type=int, default=1, help="replay every n-th snapshot")
-    add("--backtest-last", type=int, help="replay only the newest n (sampled) snapshots")
-    add("--strategies", help="comma-separated strategies to replay (default: all)")
-    add("--master", default="local[2]")
-    add("--driver-memory", default="2g")
+    add(
+        "--synthetic-dir",
+        type=Path,
+        default=defaults.synthetic_dir,
+        help="where --synthetic writes its history; default %(default)s",
+    )
+    add(
+        "--report",
+        type=Path,
+        default=defaults.report,
+        help="report and tables directory; default %(default)s",
+    )
+    add(
+        "--weights",
+        type=Path,
+        default=defaults.weights,
+        help="forecast weights file to write (LAGASSIGN_WEIGHTS_PATH); default %(default)s",
+    )
+    add(
+        "--window-seconds",
+        type=float,
+        default=defaults.rates.window_s,
+        help="trailing window the rates are measured over; default %(default)g",
+    )
+    add(
+        "--max-gap-seconds",
+        type=float,
+        default=defaults.rates.max_gap_s,
+        help="largest gap between two refreshes a rate step spans; default %(default)g",
+    )
+    add(
+        "--horizon-seconds",
+        type=float,
+        default=defaults.rates.horizon_s,
+        help="how far ahead the lag is forecast; default %(default)g",
+    )
+    add(
+        "--backtest-every",
+        type=int,
+        default=defaults.backtest.every,
+        help="replay every n-th snapshot; default %(default)s",
+    )
+    add(
+        "--backtest-last",
+        type=int,
+        help="replay only the newest n (sampled) snapshots; default all",
+    )
+    add("--strategies", help="comma-separated strategies to replay; default all")
+    add("--master", default="local[2]", help="Spark master; default %(default)s")
+    add("--driver-memory", default="2g", help="Spark driver memory; default %(default)s")
     return parser
 
 
@@ -298,7 +349,7 @@ def _settings(arguments: argparse.Namespace) -> JobSettings:
         history=arguments.history,
         kafka_bootstrap=arguments.kafka_bootstrap,
         kafka_topic=arguments.kafka_topic,
-        synthetic_when_missing=arguments.synthetic_when_missing,
+        use_synthetic=arguments.synthetic,
         synthetic_dir=arguments.synthetic_dir,
         report=arguments.report,
         weights=arguments.weights,

@@ -1,6 +1,6 @@
 """History rows from a Kafka topic instead of Parquet: one JSON object per message.
 
-Each message value is a JSON object with the history columns (DESIGN.md section 6);
+Each message value is a JSON object with the history columns (``docs/history.md``);
 ``ts`` is epoch milliseconds or an ISO 8601 timestamp with a zone. The topic is read
 once, from the earliest to the latest offset (a batch read, not a stream). A message
 that is not JSON or lacks ``ts``, ``group``, ``topic``, ``partition`` or ``lag`` is

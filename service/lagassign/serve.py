@@ -23,6 +23,25 @@ EXIT_BAD_SETTINGS = 2
 log = logging.getLogger(__name__)
 
 
+def history_line(settings: Settings) -> str:
+    """Where the lag history goes, for the start-up log."""
+    if settings.history_dir is None:
+        return "lag history off (LAGASSIGN_HISTORY_DIR unset)"
+    return (
+        f"lag history in {settings.history_dir.resolve()} "
+        f"(files finished every {settings.history_roll_interval_s:g} s)"
+    )
+
+
+def weights_line(settings: Settings) -> str:
+    """Which forecast weights file is read, for the start-up log."""
+    if settings.weights_path is None:
+        return "forecast weights off (LAGASSIGN_WEIGHTS_PATH unset)"
+    path = settings.weights_path.resolve()
+    found = "" if path.is_file() else ", not there yet"
+    return f"forecast weights from {path}{found}"
+
+
 def serve(environ: Mapping[str, str], stderr: TextIO) -> int:
     """Run until SIGINT/SIGTERM; 0 after a clean shutdown, 2 for refused settings."""
     try:
@@ -42,6 +61,7 @@ def serve(environ: Mapping[str, str], stderr: TextIO) -> int:
         settings.security_protocol,
         "required" if settings.token is not None else "off",
     )
+    log.info("%s; %s", history_line(settings), weights_line(settings))
     uvicorn.run(
         app,
         host=settings.host,

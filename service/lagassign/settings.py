@@ -119,9 +119,12 @@ class Settings(BaseSettings):
     max_members: int = Field(5_000, ge=1)
     max_partitions: int = Field(2_000_000, ge=1)
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
-    #: The pipeline's forecast weights file, and how old its history may be to be used.
+    #: The pipeline's forecast weights file, and how old its history may be to be used
+    #: (unset: the file's forecast horizon).
     weights_path: Path | None = None
-    weights_max_age_s: float = Field(3_600.0, gt=0)
+    weights_max_age_s: float | None = Field(None, gt=0)
+    #: How long the last good weights stay in use after the file turns unusable.
+    weights_error_grace_s: float = Field(60.0, ge=0, le=86_400)
 
     # Lag view
     #: Comma-separated host:port list.
@@ -145,6 +148,10 @@ class Settings(BaseSettings):
     read_committed_groups: Annotated[tuple[str, ...], NoDecode] = ()
     #: Where the lag history is written (Parquet); unset: no history.
     history_dir: Path | None = None
+    #: A history file is finished (readable by the pipeline) at the first refresh once
+    #: it is this old, or once it reaches the size below.
+    history_roll_interval_s: float = Field(300.0, ge=1, le=86_400)
+    history_max_file_bytes: int = Field(64 * 1024 * 1024, ge=64 * 1024)
     #: The cluster's name in the history and the forecast weights.
     cluster: str = Field("default", min_length=1)
     #: Export lagassign_partition_lag (switch off for groups with very many partitions).

@@ -1,4 +1,4 @@
-"""Quality statistics: the response example of DESIGN.md and the edge cases."""
+"""Quality statistics: the response example of docs/http-api.md and the edge cases."""
 
 from __future__ import annotations
 

@@ -55,10 +55,12 @@ def compose_schema_errors(path: Path) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def exported_metrics() -> set[str]:
+def exported_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """Every sample name the app's registry can expose, read from a live app."""
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
-    sidecar = build_sidecar(Settings.from_environ({}), lag_view=view, kafka=False)
+    weights = tmp_path_factory.mktemp("weights") / "forecast-weights.json"
+    settings = Settings.from_environ({"LAGASSIGN_WEIGHTS_PATH": str(weights)})
+    sidecar = build_sidecar(settings, lag_view=view, kafka=False)
     suffixes = {
         "counter": ("_total", "_created"),
         "histogram": ("_bucket", "_count", "_sum", "_created"),

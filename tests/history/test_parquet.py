@@ -92,7 +92,7 @@ def test_files_are_bounded_in_size(tmp_path: Path) -> None:
 
 def test_files_are_bounded_in_age(tmp_path: Path) -> None:
     now = [0.0]
-    sink = ParquetHistorySink(tmp_path, "prod", max_file_age_s=60, monotonic=lambda: now[0])
+    sink = ParquetHistorySink(tmp_path, "prod", roll_interval_s=60, monotonic=lambda: now[0])
     sink.append(refresh(DAY - timedelta(hours=2)))
     now[0] = 59.0
     sink.append(refresh(DAY - timedelta(hours=2)))

@@ -1,4 +1,4 @@
-"""The history rows of a refresh, with the exact schema of DESIGN.md section 6."""
+"""The history rows of a refresh, with the exact schema of docs/history.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The lag of every partition, exactly, against the real broker (DESIGN.md section 4)."""
+"""The lag of every partition, exactly, against the real broker (docs/lag-rules.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The lag rules of one partition (DESIGN.md section 4)."""
+"""The lag rules of one partition (docs/lag-rules.md)."""
 
 from __future__ import annotations
 

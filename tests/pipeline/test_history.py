@@ -10,12 +10,12 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
-from lagassign_pipeline.history import HISTORY_SCHEMA, has_history, read_history
+from lagassign_pipeline.history import HISTORY_SCHEMA, has_history, history_files, read_history
 from tests.pipeline.histories import at, history_frame, history_row
 
 pytestmark = pytest.mark.spark
 
-# The history schema exactly as DESIGN.md section 6 gives it, as the service writes it.
+# The history schema exactly as docs/history.md gives it, as the service writes it.
 SERVICE_SCHEMA = pa.schema(
     [
         ("ts", pa.timestamp("ms", tz="UTC")),
@@ -78,3 +78,16 @@ def test_has_history_needs_a_visible_parquet_file(tmp_path: Path) -> None:
     assert not has_history(tmp_path)
     (tmp_path / "date=2026-01-01" / "part-0.parquet").write_bytes(b"")
     assert has_history(tmp_path)
+
+
+def test_history_files_tell_finished_from_in_progress(tmp_path: Path) -> None:
+    day = tmp_path / "date=2026-01-01"
+    day.mkdir()
+    (day / ".part-1.parquet.inprogress").write_bytes(b"")
+    files = history_files(tmp_path)
+    assert (files.finished, files.in_progress, files.readable) == (0, 1, False)
+    assert "only 1 in-progress file(s) of a running sidecar" in files.why_unreadable()
+    (day / "part-0.parquet").write_bytes(b"")
+    files = history_files(tmp_path)
+    assert (files.finished, files.in_progress, files.readable) == (1, 1, True)
+    assert "does not exist" in history_files(tmp_path / "absent").why_unreadable()

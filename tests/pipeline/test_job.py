@@ -26,7 +26,7 @@ SPEC = SyntheticSpec(
 def settings_in(root: Path, **changes: object) -> JobSettings:
     values: dict[str, object] = {
         "history": root / "history",
-        "synthetic_when_missing": True,
+        "use_synthetic": True,
         "synthetic_dir": root / "synthetic",
         "synthetic": SPEC,
         "report": root / "report",
@@ -44,7 +44,7 @@ def test_the_job_writes_tables_weights_and_the_report(spark: SparkSession, tmp_p
     result = run(spark, settings_in(tmp_path), Progress(len(STEPS), stream=out))
 
     log = out.getvalue()
-    assert "writing a synthetic one (seed 7, 360 rows)" in log
+    assert "--synthetic: writing a synthetic history (seed 7, 360 rows)" in log
     for step in STEPS:
         assert f"{step} done in" in log
     assert set(result.seconds) == set(STEPS)
@@ -77,7 +77,7 @@ def test_the_job_writes_tables_weights_and_the_report(spark: SparkSession, tmp_p
 
 
 @pytest.mark.spark
-def test_recorded_history_is_used_and_missing_history_is_refused(
+def test_recorded_history_is_used_without_synthetic_data(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     recorded = tmp_path / "recorded"
@@ -87,6 +87,7 @@ def test_recorded_history_is_used_and_missing_history_is_refused(
     settings = settings_in(
         tmp_path,
         history=recorded,
+        use_synthetic=False,
         backtest=BacktestSpec(horizon_s=60, every=10, strategies=("range",)),
     )
     result = run(spark, settings, Progress(len(STEPS), stream=out))
@@ -96,9 +97,37 @@ def test_recorded_history_is_used_and_missing_history_is_refused(
     assert result.facts.source == f"Parquet history in {recorded}"
     assert "Every replayed group has one member" in result.report_html.read_text(encoding="utf-8")
 
-    refusing = settings_in(tmp_path / "none", synthetic_when_missing=False)
-    with pytest.raises(SystemExit, match="no history in"):
-        run(spark, refusing, Progress(len(STEPS), stream=io.StringIO()))
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (None, "does not exist"),
+        ([], "holds no Parquet history file"),
+        ([".part-1.parquet.inprogress"], "only 1 in-progress file.* LAGASSIGN_HISTORY_ROLL"),
+    ],
+)
+def test_a_history_that_cannot_be_read_is_refused_never_replaced(
+    spark: SparkSession, tmp_path: Path, files: list[str] | None, message: str
+) -> None:
+    history = tmp_path / "history"
+    if files is not None:
+        (history / "date=2026-01-01").mkdir(parents=True)
+        for name in files:
+            (history / "date=2026-01-01" / name).write_bytes(b"PAR1")
+    settings = settings_in(tmp_path, history=history, use_synthetic=False)
+    with pytest.raises(SystemExit, match=message):
+        run(spark, settings, Progress(len(STEPS), stream=io.StringIO()))
+    assert not (tmp_path / "synthetic").exists()
+
+
+def test_help_shows_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # no line breaks inside the paths
+    text = _parser().format_help()
+    for default in ("var/history", "var/report", "var/forecast-weights.json", "local[2]", "2g"):
+        assert default in text
+    assert "default 300" in text
+    assert "default 60" in text
 
 
 def test_the_command_line_builds_the_settings() -> None:

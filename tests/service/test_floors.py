@@ -19,7 +19,7 @@ MAY_IMPORT = {
     "serve": {"http"},
     "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core"},
     "groups": {"assign", "lagview", "core"},
-    "metrics": {"assign", "lagview"},
+    "metrics": {"assign", "lagview", "core"},
     "assign": {"forecast", "lagview", "core"},
     "history": {"lagview"},
     "forecast": set(),

@@ -1,4 +1,4 @@
-"""``GET /metrics``: the names of DESIGN.md, read back from the app's own registry."""
+"""``GET /metrics``: the names of docs/metrics.md, read back from the app's own registry."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from lagassign.core.strategies import STRATEGIES
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
+from lagassign.metrics.assign import FAILURE_REASONS
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import served
@@ -141,3 +143,66 @@ async def test_every_metric_name_of_the_design_is_exposed() -> None:
         for name in sample.labels
     }
     assert labels <= {"group", "topic", "partition", "strategy", "reason", "version", "le"}
+
+
+ONE_MEMBER = {
+    "group_id": "orders",
+    "members": [{"member_id": "c", "topics": ["t0"]}],
+    "partitions": {"t0": 3},
+}
+
+
+async def test_the_first_failure_of_each_reason_after_a_start_is_an_increase() -> None:
+    settings = Settings.from_environ({"LAGASSIGN_MAX_MEMBERS": "1"})
+    app = create_app(settings, lag_view=view_with_two_groups())
+    too_many = {
+        **ONE_MEMBER,
+        "members": [*ONE_MEMBER["members"], {"member_id": "d", "topics": ["t0"]}],
+    }
+    async with served(app) as client:
+        # A fresh start: a new registry, read back at two points around the first 413.
+        registry = sidecar_of(app).metrics.registry
+
+        def failures(reason: str) -> float | None:
+            found: float | None = registry.get_sample_value(
+                "lagassign_assign_failures_total", {"reason": reason}
+            )
+            return found
+
+        # Every reason is there at 0, so the first event is a step from 0.
+        assert {r: failures(r) for r in FAILURE_REASONS} == dict.fromkeys(FAILURE_REASONS, 0.0)
+        before = failures("too_large")
+        assert (await client.post("/assign", json=too_many)).status_code == 413
+        after = failures("too_large")
+        assert (await client.post("/assign", content=b"{")).status_code == 400
+        assert (await client.get("/assign")).status_code == 405
+    assert (before, after) == (0.0, 1.0)  # increase() = 1: the first 413 is seen
+    assert failures("invalid_json") == 1
+    assert failures("method_not_allowed") == 1
+    assert failures("unauthorized") == 0
+
+
+async def test_a_known_groups_answer_counters_start_at_zero_for_every_strategy() -> None:
+    settings = Settings.from_environ({"LAGASSIGN_GROUPS": "audit, payments"})
+    app = create_app(settings, lag_view=view_with_two_groups())
+    async with served(app) as client:
+        registry = sidecar_of(app).metrics.registry
+
+        def requests(group: str, strategy: str) -> float | None:
+            found: float | None = registry.get_sample_value(
+                "lagassign_assign_requests_total", {"group": group, "strategy": strategy}
+            )
+            return found
+
+        # The groups of LAGASSIGN_GROUPS start at 0 before any answer.
+        for group in ("audit", "payments"):
+            assert {s: requests(group, s) for s in STRATEGIES} == dict.fromkeys(STRATEGIES, 0.0)
+            moved = {"group": group}
+            assert (
+                registry.get_sample_value("lagassign_assignment_moved_partitions_total", moved) == 0
+            )
+        assert requests("orders", "balanced") is None
+        assert (await client.post("/assign", json=ONE_MEMBER)).status_code == 200
+    # A group's first answer also starts the strategies it did not use, for the next one.
+    assert requests("orders", "balanced") == 1
+    assert requests("orders", "range") == 0

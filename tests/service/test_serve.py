@@ -15,6 +15,8 @@ import pytest
 
 from harness.broker import LocalKafka
 from harness.sidecar import start_sidecar
+from lagassign.serve import history_line, weights_line
+from lagassign.settings import Settings
 from tests.service.test_assign_kafka import LAGS, assign_body, group_with_known_lag, member_lags
 
 DEADLINE_S = 60.0
@@ -65,6 +67,8 @@ def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
         "LAGASSIGN_GROUPS": group,
         "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
         "LAGASSIGN_TOKEN": TOKEN,
+        "LAGASSIGN_HISTORY_DIR": str(tmp_path / "history"),
+        "LAGASSIGN_WEIGHTS_PATH": str(tmp_path / "weights.json"),
     }
     # Ready means /readyz answered 200 (the token does not guard the probes).
     sidecar = start_sidecar(environ, tmp_path / "sidecar.log")
@@ -89,6 +93,25 @@ def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
         sidecar.stop()
     text = log.read_text()
     assert "lagassign serving on 127.0.0.1:" in text
+    assert f"lag history in {tmp_path / 'history'} (files finished every 300 s)" in text
+    assert f"forecast weights from {tmp_path / 'weights.json'}, not there yet" in text
     assert "Application shutdown complete" in text
     assert "Traceback" not in text
     assert TOKEN not in text
+
+
+def test_the_start_up_log_names_the_history_and_the_weights(tmp_path: Path) -> None:
+    off = Settings.from_environ({})
+    assert history_line(off) == "lag history off (LAGASSIGN_HISTORY_DIR unset)"
+    assert weights_line(off) == "forecast weights off (LAGASSIGN_WEIGHTS_PATH unset)"
+    weights = tmp_path / "w.json"
+    weights.write_text("{}")
+    on = Settings.from_environ(
+        {
+            "LAGASSIGN_HISTORY_DIR": str(tmp_path / "h"),
+            "LAGASSIGN_HISTORY_ROLL_INTERVAL_S": "60",
+            "LAGASSIGN_WEIGHTS_PATH": str(weights),
+        }
+    )
+    assert history_line(on) == f"lag history in {tmp_path / 'h'} (files finished every 60 s)"
+    assert weights_line(on) == f"forecast weights from {weights}"

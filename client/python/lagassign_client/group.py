@@ -74,7 +74,7 @@ class GroupView:
         }
 
     def request_body(self, strategy: str | None, reset_policy: str | None = None) -> dict[str, Any]:
-        """The ``POST /assign`` request, members with known topics only.
+        """The ``POST /assign`` request (``docs/http-api.md``), members with known topics only.
 
         ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
         counts for a partition without a committed offset.

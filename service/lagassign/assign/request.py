@@ -26,7 +26,7 @@ class MemberIn(BaseModel):
 
 
 class AssignRequest(BaseModel):
-    """The body of ``POST /assign``.
+    """The body of ``POST /assign`` (``docs/http-api.md``).
 
     ``group_id`` is required, except in the topic-id form (``topic_ids: true``,
     what lagassign's broker plugin sends): there every topic is named by its

@@ -6,8 +6,9 @@ file (format in ``docs/forecast-weights.md``). The service reads it with
 of the lag of this instant (``lag.source = forecast``).
 
 Staleness is judged on the history the forecasts were made from, not on when the file
-was written: a group whose newest history row is older than ``max_age_s`` is dropped,
-and a file with no fresh group loads as ``None``, as does a missing file.
+was written: a group whose newest history row is older than the maximum age (by default
+the file's forecast horizon, ``LAGASSIGN_WEIGHTS_MAX_AGE_S`` when set) is dropped, and a
+file with no fresh group loads as ``None``, as does a missing file.
 
 Errors::
 
@@ -98,22 +99,28 @@ class ForecastWeights:
         """The newest history timestamp behind any group's forecast."""
         return max((g.as_of for g in self.groups), default=None)
 
+    def max_age_s(self, configured: float | None = None) -> float:
+        """How old a group's history may be: ``configured``, else the forecast horizon."""
+        return self.horizon_seconds if configured is None else configured
+
+    def fresh_groups(
+        self, now: datetime, max_age_s: float | None = None
+    ) -> tuple[GroupForecast, ...]:
+        """The groups whose history is at most :meth:`max_age_s` old at ``now``."""
+        limit = self.max_age_s(max_age_s)
+        return tuple(g for g in self.groups if (now - g.as_of).total_seconds() <= limit)
+
     def for_group(self, group: str, cluster: str | None = None) -> GroupForecast | None:
         """The forecast of ``group``; with ``cluster=None``, only if one cluster has that group."""
         found = [g for g in self.groups if g.group == group and cluster in (None, g.cluster)]
         return found[0] if len(found) == 1 else None
 
 
-def load_forecast_weights(
-    path: str | os.PathLike[str], now: datetime, max_age_s: float
-) -> ForecastWeights | None:
-    """Read the weights file; ``None`` when it is missing or no group in it is fresh.
+def read_forecast_weights(path: str | os.PathLike[str]) -> ForecastWeights | None:
+    """Read and check the whole file, stale groups included; ``None`` when it is missing.
 
-    A group is fresh when ``now - as_of <= max_age_s``; stale groups are left out.
     Raises :class:`InvalidForecastWeights` when the file exists but is unusable.
     """
-    if now.tzinfo is None:
-        raise ValueError("now must carry a time zone")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -124,8 +131,25 @@ def load_forecast_weights(
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidForecastWeights(f"{os.fspath(path)} is not JSON: {exc}") from exc
-    weights = parse_forecast_weights(data)
-    fresh = tuple(g for g in weights.groups if (now - g.as_of).total_seconds() <= max_age_s)
+    return parse_forecast_weights(data)
+
+
+def load_forecast_weights(
+    path: str | os.PathLike[str], now: datetime, max_age_s: float | None = None
+) -> ForecastWeights | None:
+    """Read the weights file; ``None`` when it is missing or no group in it is fresh.
+
+    A group is fresh when ``now - as_of <= max_age_s``, by default the file's own
+    ``horizon_seconds`` (past ``as_of + horizon`` a forecast is about the past); stale
+    groups are left out. Raises :class:`InvalidForecastWeights` when the file exists
+    but is unusable.
+    """
+    if now.tzinfo is None:
+        raise ValueError("now must carry a time zone")
+    weights = read_forecast_weights(path)
+    if weights is None:
+        return None
+    fresh = weights.fresh_groups(now, max_age_s)
     if not fresh:
         return None
     return ForecastWeights(
@@ -273,5 +297,6 @@ __all__ = [
     "dump_forecast_weights",
     "load_forecast_weights",
     "parse_forecast_weights",
+    "read_forecast_weights",
     "write_forecast_weights",
 ]

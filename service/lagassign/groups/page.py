@@ -51,12 +51,17 @@ td.null { color: #8a94a3; font-style: italic; }
 """
 
 
-def render_group_list(summaries: Sequence[GroupSummary], lag_view: dict[str, Any]) -> str:
+def render_group_list(
+    summaries: Sequence[GroupSummary],
+    lag_view: dict[str, Any],
+    weights: dict[str, Any] | None = None,
+) -> str:
     """The ``GET /groups`` page: one row per tracked group."""
     rows = "".join(summary_row(s) for s in summaries)
     body = [
         "<h1>Consumer groups</h1>",
         lag_view_line(lag_view),
+        weights_line(weights),
         '<table id="groups"><thead><tr>',
         th("group"),
         th("state"),
@@ -403,6 +408,30 @@ def lag_view_line(lag_view: dict[str, Any]) -> str:
     if error:
         line += f' <span class="error">Last refresh error: {escape(str(error))}</span>'
     return line + "</p>"
+
+
+def weights_line(weights: dict[str, Any] | None) -> str:
+    """The forecast weights' state (the ``forecast_weights`` JSON) in one paragraph.
+
+    Empty when no weights file is configured.
+    """
+    if weights is None:
+        return ""
+    path = escape(str(weights["path"]))
+    if weights["file"] == "missing":
+        return f'<p id="weights" class="warning">Forecast weights: {path} not found.</p>'
+    parts = [f"Forecast weights: {path}"]
+    if weights["groups"]:
+        parts.append(
+            f"{weights['fresh_groups']} of {weights['groups']} group(s) fresh, newest history "
+            f"{weights['age_seconds']:.0f} s old (maximum {weights['max_age_seconds']:g} s)"
+        )
+    parts.append("in use" if weights["in_use"] else "not in use")
+    text = "; ".join(parts) + "."
+    css = "" if weights["in_use"] else ' class="warning"'
+    if weights["last_error"] is not None:
+        text += f' <span class="error">Unusable: {escape(str(weights["last_error"]))}</span>'
+    return f'<p id="weights"{css}>{text}</p>'
 
 
 def fmt_ratio(value: float | None) -> str | None:

@@ -1,7 +1,7 @@
 """The lag history: every refresh of the lag view, recorded for the pipeline.
 
 :data:`~lagassign.history.schema.HISTORY_SCHEMA` is the contract with the
-pipeline (DESIGN.md section 6); :class:`~lagassign.history.parquet.ParquetHistorySink`
+pipeline (``docs/history.md``); :class:`~lagassign.history.parquet.ParquetHistorySink`
 writes it under ``<history_dir>/date=YYYY-MM-DD/``.
 """
 

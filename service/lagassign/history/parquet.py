@@ -3,10 +3,17 @@
 Each refresh becomes one row group of the day's open file. A file is written as
 a hidden ``.part-….parquet.inprogress`` (Spark and Arrow datasets skip names
 starting with a dot) and renamed to ``part-….parquet`` once finished, so readers
-only ever see complete files. A file is finished when it reaches
-``max_file_bytes`` (so a file's data never passes that by more than one refresh;
-the Parquet footer comes on top), when it is ``max_file_age_s`` old, when the
-day changes, and on :meth:`close`.
+only ever see complete files. A file is finished:
+
+- at the first refresh once it is ``roll_interval_s`` old
+  (``LAGASSIGN_HISTORY_ROLL_INTERVAL_S``, default 5 minutes), so the pipeline can
+  read a running sidecar's history up to the last finished interval;
+- when it reaches ``max_file_bytes`` (``LAGASSIGN_HISTORY_MAX_FILE_BYTES``, default
+  64 MiB; a file's data never passes that by more than one refresh, the Parquet
+  footer comes on top);
+- when the day changes, and on :meth:`close` (the sidecar's shutdown).
+
+The format and the rules are in ``docs/history.md``.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from lagassign.history.schema import HISTORY_SCHEMA, history_table
 from lagassign.lagview.snapshot import GroupSnapshot
 
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
-DEFAULT_MAX_FILE_AGE_S = 3600.0
+DEFAULT_ROLL_INTERVAL_S = 300.0
 
 
 @dataclass(slots=True)
@@ -51,16 +58,16 @@ class ParquetHistorySink:
         cluster: str,
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_file_age_s: float = DEFAULT_MAX_FILE_AGE_S,
+        roll_interval_s: float = DEFAULT_ROLL_INTERVAL_S,
         compression: str = "zstd",
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        if max_file_bytes <= 0 or max_file_age_s <= 0:
-            raise ValueError("max_file_bytes and max_file_age_s must be positive")
+        if max_file_bytes <= 0 or roll_interval_s <= 0:
+            raise ValueError("max_file_bytes and roll_interval_s must be positive")
         self.directory = Path(directory)
         self.cluster = cluster
         self.max_file_bytes = max_file_bytes
-        self.max_file_age_s = max_file_age_s
+        self.roll_interval_s = roll_interval_s
         self.compression = compression
         self._monotonic = monotonic
         self._open: dict[date, _OpenFile] = {}
@@ -80,8 +87,11 @@ class ParquetHistorySink:
                 if table.num_rows:
                     self._write(day, table)
                     written += table.num_rows
-            for day in [d for d in self._open if by_day and d < max(by_day)]:
-                self._finish(day)
+            now = self._monotonic()
+            for day in list(self._open):
+                past_day = bool(by_day) and day < max(by_day)
+                if past_day or now - self._open[day].opened_at >= self.roll_interval_s:
+                    self._finish(day)
         except (OSError, pa.ArrowException) as exc:
             raise HistoryWriteError(f"history append under {self.directory} failed: {exc}") from exc
         self.rows_written += written
@@ -102,9 +112,7 @@ class ParquetHistorySink:
     def _write(self, day: date, table: pa.Table) -> None:
         current = self._open.get(day) or self._start(day)
         current.writer.write_table(table)
-        too_big = current.partial.stat().st_size >= self.max_file_bytes
-        too_old = self._monotonic() - current.opened_at >= self.max_file_age_s
-        if too_big or too_old:
+        if current.partial.stat().st_size >= self.max_file_bytes:
             self._finish(day)
 
     def _start(self, day: date) -> _OpenFile:

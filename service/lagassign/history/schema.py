@@ -1,4 +1,4 @@
-"""The lag history schema (DESIGN.md section 6) and the rows of one refresh.
+"""The lag history schema (``docs/history.md``) and the rows of one refresh.
 
 One row per group and partition:
 

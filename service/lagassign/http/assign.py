@@ -1,4 +1,4 @@
-"""``POST /assign``: one rebalance in, one assignment out (DESIGN.md section 2).
+"""``POST /assign``: one rebalance in, one assignment out (``docs/http-api.md``).
 
 The fast path: the raw body is read once (bounded by ``LAGASSIGN_MAX_BODY_BYTES``),
 parsed by pydantic's JSON parser straight into the wire model, and the answer is

@@ -24,7 +24,7 @@ from lagassign.errors import UnknownGroup
 from lagassign.groups.page import render_group, render_group_list
 from lagassign.groups.report import group_report, group_summary
 from lagassign.http.auth import require_token
-from lagassign.http.parts import AnswersDep, LagViewDep, SettingsDep
+from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, SettingsDep
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -41,13 +41,18 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.get("/groups", response_class=JSONResponse, responses=RESPONSES)
 async def list_groups(
-    request: Request, settings: SettingsDep, view: LagViewDep, answers: AnswersDep
+    request: Request,
+    settings: SettingsDep,
+    view: LagViewDep,
+    answers: AnswersDep,
+    forecast: ForecastDep,
 ) -> Response:
-    """Every tracked group with its freshness and summary."""
+    """Every tracked group with its freshness and summary, and the forecast weights' state."""
     snapshots = dict(view.snapshots()) if view is not None else {}
     group_ids = sorted(set(snapshots) | set(answers.groups()))
     last = {group_id: answers.last(group_id) for group_id in group_ids}
     health = lag_view_health(view)
+    weights = forecast.state().to_json() if forecast is not None else None
     now = datetime.now(UTC)
     stale_after = stale_after_s(settings)
     refresh_error = outage(view)
@@ -66,9 +71,13 @@ async def list_groups(
             for group_id in group_ids
         ]
         if as_html:
-            return html(render_group_list(summaries, health))
+            return html(render_group_list(summaries, health, weights))
         return JSONResponse(
-            {"groups": [s.to_json() for s in summaries], "lag_view": health},
+            {
+                "groups": [s.to_json() for s in summaries],
+                "lag_view": health,
+                "forecast_weights": weights,
+            },
             headers={"Vary": "Accept"},
         )
 

@@ -1,4 +1,4 @@
-"""``/livez`` and ``/readyz`` (DESIGN.md section 2).
+"""``/livez`` and ``/readyz`` (``docs/http-api.md``).
 
 - ``/livez``: the process answers HTTP; it never touches Kafka.
 - ``/readyz``: 200 once the lag view has loaded its first snapshot and Kafka

@@ -18,6 +18,7 @@ from lagassign.forecast.source import ForecastSource
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.outage_log import OutageLog
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.rules import Isolation
 from lagassign.lagview.view import LagView
@@ -45,19 +46,24 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         lag_view = kafka_lag_view(settings, listeners=refresh_listeners(settings, metrics))
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
-    forecast = (
-        ForecastSource(settings.weights_path, settings.weights_max_age_s, settings.cluster)
-        if settings.weights_path is not None
-        else None
-    )
+    forecast = ForecastSource.from_settings(settings)
+    if forecast is not None:
+        metrics.collect_weights_of(forecast)
+    metrics.assign.track_groups(settings.groups)
     return Sidecar(settings, lag_view, AnswerLog(), metrics, forecast)
 
 
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:
-    """Who hears of each refresh: the refresh metrics, and the history when it is recorded."""
-    listeners: list[RefreshListener] = [metrics.refresh]
+    """Who hears of each refresh: the refresh metrics, the answer counters (a tracked
+    group's counters start at 0), the outage log, and the history when it is recorded."""
+    listeners: list[RefreshListener] = [metrics.refresh, metrics.assign, OutageLog()]
     if settings.history_dir is not None:
-        sink = ParquetHistorySink(settings.history_dir, settings.cluster)
+        sink = ParquetHistorySink(
+            settings.history_dir,
+            settings.cluster,
+            max_file_bytes=settings.history_max_file_bytes,
+            roll_interval_s=settings.history_roll_interval_s,
+        )
         listeners.append(HistoryRecorder(sink))
     return listeners
 

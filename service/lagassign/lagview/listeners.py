@@ -24,12 +24,14 @@ class Refresh:
     """One finished refresh: how long it took, whether it read everything, what it read.
 
     ``fresh`` holds the snapshots read without error in this refresh (stale or
-    unread groups are left out).
+    unread groups are left out). ``kafka_up``: the refresh reached Kafka (a refresh
+    that failed for one group only is not ``ok`` but still reached Kafka).
     """
 
     duration_s: float
     ok: bool
     fresh: Sequence[GroupSnapshot]
+    kafka_up: bool = True
 
 
 class RefreshListener(Protocol):

@@ -145,7 +145,7 @@ class RefreshLoop:
             self.last_refresh_error = None if ok else "; ".join(errors[:5])
             if not ok:
                 self.refresh_errors_total += 1
-            done = Refresh(duration_s=duration, ok=ok, fresh=fresh)
+            done = Refresh(duration_s=duration, ok=ok, fresh=fresh, kafka_up=self.kafka_up)
             for listener in self.listeners:
                 await listener.refreshed(done)
         return ok

@@ -1,4 +1,4 @@
-"""The lag rules of one partition (DESIGN.md section 4), as pure functions.
+"""The lag rules of one partition (``docs/lag-rules.md``), as pure functions.
 
 - ``lag = max(0, end - committed)``, where ``end`` is the high watermark, or the
   last stable offset for a group configured ``read_committed``;

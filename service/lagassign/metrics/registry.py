@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry, Info
 from lagassign import __version__
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics.assign import AssignMetrics
+from lagassign.metrics.forecast import ForecastWeightsCollector, WeightsReader
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
 
 
@@ -18,6 +19,10 @@ class ServiceMetrics:
     assign: AssignMetrics
     refresh: RefreshMetrics
     partition_metrics: bool
+
+    def collect_weights_of(self, source: WeightsReader) -> None:
+        """Expose the forecast weights' state at every scrape."""
+        self.registry.register(ForecastWeightsCollector(source))
 
     def collect_lag_of(self, lag_view: LagReader) -> None:
         """Expose the lag of ``lag_view``'s cached snapshots at every scrape."""

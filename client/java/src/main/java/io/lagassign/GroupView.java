@@ -120,7 +120,7 @@ final class GroupView {
     }
 
     /**
-     * The {@code POST /assign} request, members with known topics only.
+     * The {@code POST /assign} request (docs/http-api.md), members with known topics only.
      *
      * @param strategy    the sidecar's strategy, or null for its default
      * @param resetPolicy the consumer's {@code auto.offset.reset} (earliest, latest, none), or null
