@@ -3,7 +3,9 @@
 lagassign assign [--input FILE] [--strategy NAME]
     Read one POST /assign request (JSON) from FILE or stdin, print the
     response JSON on stdout. A bad request prints the error JSON on stderr
-    and exits 2.
+    and exits 2. The service's limits apply (lagassign.limits, and the
+    LAGASSIGN_MAX_MEMBERS, _MAX_PARTITIONS and _MAX_BODY_BYTES variables):
+    at most LAGASSIGN_MAX_BODY_BYTES are read.
 
 lagassign serve
     Run the sidecar (uvicorn, one worker) with the settings of the
@@ -17,14 +19,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Mapping, Sequence
+from typing import BinaryIO, TextIO
 
 from lagassign.assign.answer import compute_answer
 from lagassign.assign.lag_sources import request_lag_source
-from lagassign.assign.request import parse_assign_request
+from lagassign.assign.request import check_request_limits, parse_assign_request
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
-from lagassign.errors import BadRequest, LagassignError
+from lagassign.errors import BadRequest, LagassignError, TooLarge
+from lagassign.limits import RequestLimits
+from lagassign.settings import Settings, SettingsError
 
 EXIT_BAD_INPUT = 2
 
@@ -54,16 +58,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_assign(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
+def read_bounded(source: BinaryIO | TextIO, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``source``; TooLarge when there is more."""
+    chunk = source.read(limit + 1)
+    raw = chunk.encode() if isinstance(chunk, str) else chunk
+    if len(raw) > limit:
+        raise TooLarge(f"the input exceeds the limit of {limit} bytes (LAGASSIGN_MAX_BODY_BYTES)")
+    return raw
+
+
+def request_limits(environ: Mapping[str, str]) -> RequestLimits:
+    """The service's limits, from the same LAGASSIGN_* variables; BadRequest if refused."""
+    try:
+        return Settings.from_environ(environ).request_limits
+    except SettingsError as exc:
+        raise BadRequest(str(exc), exc.problems) from None
+
+
+def run_assign(
+    args: argparse.Namespace, stdin: TextIO, stdout: TextIO, limits: RequestLimits
+) -> None:
     if args.input:
         try:
             with open(args.input, "rb") as handle:
-                raw = handle.read()
+                raw = read_bounded(handle, limits.max_body_bytes)
         except OSError as exc:
             raise BadRequest(f"cannot read {args.input}: {exc.strerror}") from None
     else:
-        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+        raw = read_bounded(getattr(stdin, "buffer", stdin), limits.max_body_bytes)
     request = parse_assign_request(raw)
+    check_request_limits(request, limits)
     answer = compute_answer(request, request_lag_source(request), args.strategy or DEFAULT_STRATEGY)
     json.dump(answer.to_json(), stdout, separators=(",", ":"))
     stdout.write("\n")
@@ -73,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "assign":
-            run_assign(args, sys.stdin, sys.stdout)
+            run_assign(args, sys.stdin, sys.stdout, request_limits(os.environ))
         elif args.command == "serve":
             from lagassign.serve import serve  # imported here: `assign` needs no uvicorn
 

@@ -3,12 +3,14 @@
     Exception
      └── LagassignError                 code, HTTP status, message, details
           ├── BadRequest (ValueError)   400 invalid_json / invalid_request
+          ├── InvalidHost               400 invalid_host
           ├── Unauthorized              401 unauthorized
           ├── UnknownGroup              404 not_found
           │    ├── UnresolvedGroup      404 unknown_group (no member of a topic-id request is known)
           │    └── UnknownTopicId       404 unknown_topic (a topic id the view does not know yet)
           ├── AmbiguousGroup            409 ambiguous_group (its members are in several groups)
           ├── TooLarge                  413 too_large
+          ├── UnsupportedMediaType      415 unsupported_media_type
           └── Unavailable               503 unavailable
 
 Every error reaches the caller as
@@ -43,6 +45,11 @@ class InvalidJson(BadRequest):
     code = "invalid_json"
 
 
+class InvalidHost(LagassignError):
+    code = "invalid_host"
+    status = 400
+
+
 class Unauthorized(LagassignError):
     code = "unauthorized"
     status = 401
@@ -75,6 +82,11 @@ class AmbiguousGroup(LagassignError):
 class TooLarge(LagassignError):
     code = "too_large"
     status = 413
+
+
+class UnsupportedMediaType(LagassignError):
+    code = "unsupported_media_type"
+    status = 415
 
 
 class Unavailable(LagassignError):

@@ -30,6 +30,13 @@ from pydantic_settings import (
 
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from lagassign.lagview.rules import RESET_POLICIES, ResetPolicy
+from lagassign.limits import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_MEMBERS,
+    DEFAULT_MAX_PARTITIONS,
+    INT32_MAX,
+    RequestLimits,
+)
 
 ENV_PREFIX = "LAGASSIGN_"
 
@@ -38,6 +45,7 @@ SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 LogLevel = Literal["critical", "error", "warning", "info", "debug"]
 
 SECRET_FIELDS = frozenset({"token", "sasl_password"})
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
 
 
@@ -109,16 +117,20 @@ class Settings(BaseSettings):
     log_level: LogLevel = "info"
     #: One log line per HTTP request (off: a rebalance storm should not flood the log).
     access_log: bool = False
+    #: Host header values served (comma list; ``*`` any, ``*.example.com`` subdomains).
+    #: Unset: the loopback names when bound to loopback, any host otherwise (a token
+    #: guards a non-loopback bind).
+    allowed_hosts: Annotated[tuple[str, ...] | None, NoDecode] = None
 
     # Assignment
     #: Strategy for requests that name none.
     default_strategy: str = DEFAULT_STRATEGY
     #: How long /assign may wait for an on-demand lag read of an unknown group (0: never).
     on_demand_budget_ms: int = Field(500, ge=0, le=60_000)
-    #: Limits of one request (413 beyond them).
-    max_members: int = Field(5_000, ge=1)
-    max_partitions: int = Field(2_000_000, ge=1)
-    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    #: Limits of one request (413 beyond them); lagassign.limits holds the defaults.
+    max_members: int = Field(DEFAULT_MAX_MEMBERS, ge=1, le=INT32_MAX)
+    max_partitions: int = Field(DEFAULT_MAX_PARTITIONS, ge=1, le=INT32_MAX)
+    max_body_bytes: int = Field(DEFAULT_MAX_BODY_BYTES, ge=1024, le=2**40)
     #: The pipeline's forecast weights file, and how old its history may be to be used
     #: (unset: the file's forecast horizon).
     weights_path: Path | None = None
@@ -189,7 +201,9 @@ class Settings(BaseSettings):
         # Only what the caller passes: never os.environ behind its back.
         return (init_settings,)
 
-    @field_validator("bootstrap_servers", "groups", "read_committed_groups", mode="before")
+    @field_validator(
+        "bootstrap_servers", "groups", "read_committed_groups", "allowed_hosts", mode="before"
+    )
     @classmethod
     def _split_lists(cls, value: Any) -> Any:
         return split_list(value)
@@ -297,6 +311,17 @@ class Settings(BaseSettings):
     @property
     def group_regex(self) -> re.Pattern[str] | None:
         return re.compile(self.group_pattern) if self.group_pattern else None
+
+    @property
+    def hosts_served(self) -> tuple[str, ...]:
+        """The Host header values served: the setting, or the default of its comment."""
+        if self.allowed_hosts is not None:
+            return self.allowed_hosts
+        return LOOPBACK_NAMES if is_loopback(self.host) else ("*",)
+
+    @property
+    def request_limits(self) -> RequestLimits:
+        return RequestLimits(self.max_members, self.max_partitions, self.max_body_bytes)
 
     @property
     def on_demand_budget_s(self) -> float:

@@ -18,7 +18,11 @@ async def served(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://sidecar") as client,
+        httpx.AsyncClient(
+            transport=transport,
+            base_url="http://localhost",
+            headers={"content-type": "application/json"},
+        ) as client,
     ):
         yield client
 

@@ -3,26 +3,41 @@
 :func:`parse_assign_request` turns raw JSON bytes into an :class:`AssignRequest`
 and every validation failure into :class:`~lagassign.errors.BadRequest` with a
 message that names the field as ``members[2].topics``.
+
+Every field is strict and bounded by Kafka's own widths (:mod:`lagassign.limits`):
+``true``, ``"4"``, ``2.0`` or ``1e2`` is not an integer, a partition count or a
+generation is 32-bit, a lag 64-bit, an id, topic or rack at most 32,767
+characters. :func:`check_request_limits` then applies the size caps (413).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lagassign.errors import BadRequest, InvalidJson
+from lagassign.errors import BadRequest, InvalidJson, TooLarge
+from lagassign.limits import INT32_MAX, INT32_MIN, INT64_MAX, KAFKA_STRING_MAX, RequestLimits
+
+#: A Kafka string: group ids, member and instance ids, topic names, racks.
+KafkaString = Annotated[str, Field(strict=True, max_length=KAFKA_STRING_MAX)]
+#: A partition count or a partition number (Kafka's INT32, not negative).
+PartitionInt = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
+#: A generation (Kafka's INT32; -1 is Kafka's "no generation").
+GenerationInt = Annotated[int, Field(strict=True, ge=INT32_MIN, le=INT32_MAX)]
+#: A lag (Kafka's INT64, not negative).
+LagInt = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
 
 
 class MemberIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    member_id: str
-    group_instance_id: str | None = None
-    topics: list[str]
-    owned: dict[str, list[int]] = Field(default_factory=dict)
-    generation: int | None = None
-    rack: str | None = None
+    member_id: KafkaString
+    group_instance_id: KafkaString | None = None
+    topics: list[KafkaString]
+    owned: dict[KafkaString, list[PartitionInt]] = Field(default_factory=dict)
+    generation: GenerationInt | None = None
+    rack: KafkaString | None = None
 
 
 class AssignRequest(BaseModel):
@@ -34,16 +49,16 @@ class AssignRequest(BaseModel):
     (:mod:`lagassign.assign.topic_ids`).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    group_id: str = ""
+    group_id: KafkaString = ""
     topic_ids: bool = False
-    members: list[MemberIn]
-    partitions: dict[str, int]
-    partition_racks: dict[str, list[list[str]]] | None = None
-    strategy: str | None = None
+    members: list[MemberIn] = Field(min_length=1)
+    partitions: dict[KafkaString, PartitionInt]
+    partition_racks: dict[KafkaString, list[list[KafkaString]]] | None = None
+    strategy: Annotated[str, Field(max_length=64)] | None = None
     protocol: Literal["eager", "cooperative"] = "eager"
-    lags: dict[str, list[int]] | None = None
+    lags: dict[KafkaString, list[LagInt]] | None = None
     reset_policy: Literal["earliest", "latest", "none"] | None = None
 
 
@@ -75,3 +90,24 @@ def parse_assign_request(raw: bytes | str) -> AssignRequest:
         problem = "required and not empty (only a topic-id request, topic_ids: true, omits it)"
         raise BadRequest(f"group_id: {problem}", [{"field": "group_id", "problem": problem}])
     return request
+
+
+def partition_total(request: AssignRequest) -> int:
+    """Partitions of every topic the request lists, in all."""
+    return sum(request.partitions.values())
+
+
+def check_request_limits(request: AssignRequest, limits: RequestLimits) -> None:
+    """TooLarge (413) for a request over ``limits``' members or partitions."""
+    members = len(request.members)
+    if members > limits.max_members:
+        raise TooLarge(
+            f"members: {members} members exceed the limit of {limits.max_members} "
+            "(LAGASSIGN_MAX_MEMBERS)"
+        )
+    partitions = partition_total(request)
+    if partitions > limits.max_partitions:
+        raise TooLarge(
+            f"partitions: {partitions} partitions exceed the limit of "
+            f"{limits.max_partitions} (LAGASSIGN_MAX_PARTITIONS)"
+        )

@@ -30,6 +30,7 @@ from lagassign.errors import LagassignError
 from lagassign.http import assign, groups, health
 from lagassign.http import metrics as metrics_route
 from lagassign.http.errors import UnexpectedErrors, http_error, lagassign_error, validation_error
+from lagassign.http.hosts import AllowedHosts
 from lagassign.http.sidecar import build_sidecar
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
@@ -85,6 +86,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(UnexpectedErrors)
+    app.add_middleware(AllowedHosts, allowed=settings.hosts_served)
     install_openapi(app)
     return app
 

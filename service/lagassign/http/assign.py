@@ -20,13 +20,17 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.lag_sources import LagSource, choose_lag_source
-from lagassign.assign.request import AssignRequest, parse_assign_request
+from lagassign.assign.request import (
+    AssignRequest,
+    check_request_limits,
+    parse_assign_request,
+    partition_total,
+)
 from lagassign.assign.topic_ids import keyed_by_topic_id, resolve_topic_ids
-from lagassign.errors import TooLarge
+from lagassign.errors import TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
 from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, MetricsDep, SettingsDep
 from lagassign.http.schemas import AssignResponse
-from lagassign.settings import Settings
 
 PATH = "/assign"
 
@@ -55,6 +59,7 @@ router = APIRouter()
         },
         409: {"description": "Topic-id form: the members belong to several groups."},
         413: {"description": "The request is over the configured limits."},
+        415: {"description": "The body is not declared application/json."},
         503: {"description": "The service cannot answer at all."},
     },
     openapi_extra={
@@ -75,9 +80,10 @@ async def assign(
     metrics: MetricsDep,
 ) -> Response:
     started = time.perf_counter()
+    require_json(request)
     raw = await read_body(request, settings.max_body_bytes)
     parsed = await off_loop(len(raw) > THREAD_BODY_BYTES, parse_assign_request, raw)
-    check_limits(parsed, settings)
+    check_request_limits(parsed, settings.request_limits)
     by_id: Mapping[str, str] | None = None
     budget_s = settings.on_demand_budget_s
     if parsed.topic_ids:
@@ -138,6 +144,20 @@ async def off_loop(in_thread: bool, function: Callable[..., T], *args: Any) -> T
     return function(*args)
 
 
+def require_json(request: Request) -> None:
+    """415 unless the body is declared ``application/json``.
+
+    A browser may send a cross-origin ``text/plain`` POST without asking first;
+    requiring JSON makes any cross-origin POST need a CORS preflight, which this
+    service never grants.
+    """
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise UnsupportedMediaType(
+            f"the body must be application/json, not {media_type or 'undeclared'}"
+        )
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The whole body, refused with 413 as soon as it exceeds ``limit`` bytes."""
     declared = request.headers.get("content-length", "")
@@ -155,26 +175,6 @@ async def read_body(request: Request, limit: int) -> bytes:
             )
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def partition_total(request: AssignRequest) -> int:
-    return sum(n for n in request.partitions.values() if n > 0)
-
-
-def check_limits(request: AssignRequest, settings: Settings) -> None:
-    """413 for a group over ``LAGASSIGN_MAX_MEMBERS`` or ``LAGASSIGN_MAX_PARTITIONS``."""
-    members = len(request.members)
-    if members > settings.max_members:
-        raise TooLarge(
-            f"members: {members} members exceed the limit of {settings.max_members} "
-            "(LAGASSIGN_MAX_MEMBERS)"
-        )
-    partitions = partition_total(request)
-    if partitions > settings.max_partitions:
-        raise TooLarge(
-            f"partitions: {partitions} partitions exceed the limit of "
-            f"{settings.max_partitions} (LAGASSIGN_MAX_PARTITIONS)"
-        )
 
 
 def request_components() -> dict[str, Any]:

@@ -15,7 +15,9 @@ def require_token(request: Request, settings: SettingsDep) -> None:
     token = settings.token
     if token is None:
         return
-    expected = token.get_secret_value()
+    expected = token.get_secret_value().encode()
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), expected):
+    # Compared as bytes: a header is latin-1 text, so any byte in it encodes back.
+    given_bytes = given.strip().encode("latin-1")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given_bytes, expected):
         raise Unauthorized("a valid bearer token is required (Authorization: Bearer ...)")

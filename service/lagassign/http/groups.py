@@ -147,8 +147,22 @@ def lag_view_health(view: LagReader | None) -> dict[str, Any]:
     }
 
 
+# The page is plain server-rendered HTML with one inline style sheet: no script,
+# no image, no form, no frame may load or act from it.
+HTML_HEADERS = {
+    "Vary": "Accept",
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 def html(text: str) -> HTMLResponse:
-    return HTMLResponse(text, headers={"Vary": "Accept", "Cache-Control": "no-store"})
+    return HTMLResponse(text, headers=HTML_HEADERS)
 
 
 def prefers_html(accept: str | None) -> bool:
