@@ -9,6 +9,7 @@
           │    ├── UnresolvedGroup      404 unknown_group (no member of a topic-id request is known)
           │    └── UnknownTopicId       404 unknown_topic (a topic id the view does not know yet)
           ├── AmbiguousGroup            409 ambiguous_group (its members are in several groups)
+          ├── RequestTimeout            408 request_timeout
           ├── TooLarge                  413 too_large
           ├── UnsupportedMediaType      415 unsupported_media_type
           └── Unavailable               503 unavailable
@@ -77,6 +78,11 @@ class AmbiguousGroup(LagassignError):
 
     code = "ambiguous_group"
     status = 409
+
+
+class RequestTimeout(LagassignError):
+    code = "request_timeout"
+    status = 408
 
 
 class TooLarge(LagassignError):

@@ -15,6 +15,7 @@ import prometheus_client
 import uvicorn
 
 from lagassign.http.app import create_app
+from lagassign.http.connections import protocol_with_header_deadline
 from lagassign.redaction import configure_logging
 from lagassign.settings import Settings, SettingsError
 
@@ -73,5 +74,9 @@ def serve(environ: Mapping[str, str], stderr: TextIO) -> int:
         server_header=False,
         proxy_headers=False,
         lifespan="on",
+        http=protocol_with_header_deadline(settings.header_timeout_s),
+        timeout_keep_alive=settings.keep_alive_timeout_s,
+        limit_concurrency=settings.max_connections,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     return 0

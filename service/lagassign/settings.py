@@ -117,6 +117,15 @@ class Settings(BaseSettings):
     log_level: LogLevel = "info"
     #: One log line per HTTP request (off: a rebalance storm should not flood the log).
     access_log: bool = False
+    #: Slow and idle clients: seconds to send a request's headers, to send its body,
+    #: and idle between requests on a kept-alive connection.
+    header_timeout_s: float = Field(10.0, gt=0, le=600)
+    body_timeout_s: float = Field(30.0, gt=0, le=600)
+    keep_alive_timeout_s: int = Field(5, ge=1, le=600)
+    #: Open connections at most (uvicorn answers 503 beyond, in plain text).
+    max_connections: int = Field(1_000, ge=1, le=100_000)
+    #: Bytes of a request line and headers at most (uvicorn answers 400 beyond).
+    max_header_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
     #: Host header values served (comma list; ``*`` any, ``*.example.com`` subdomains).
     #: Unset: the loopback names when bound to loopback, any host otherwise (a token
     #: guards a non-loopback bind).

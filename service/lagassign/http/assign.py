@@ -27,7 +27,7 @@ from lagassign.assign.request import (
     partition_total,
 )
 from lagassign.assign.topic_ids import keyed_by_topic_id, resolve_topic_ids
-from lagassign.errors import TooLarge, UnsupportedMediaType
+from lagassign.errors import RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
 from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, MetricsDep, SettingsDep
 from lagassign.http.schemas import AssignResponse
@@ -81,7 +81,7 @@ async def assign(
 ) -> Response:
     started = time.perf_counter()
     require_json(request)
-    raw = await read_body(request, settings.max_body_bytes)
+    raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
     parsed = await off_loop(len(raw) > THREAD_BODY_BYTES, parse_assign_request, raw)
     check_request_limits(parsed, settings.request_limits)
     by_id: Mapping[str, str] | None = None
@@ -158,8 +158,13 @@ def require_json(request: Request) -> None:
         )
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, refused with 413 as soon as it exceeds ``limit`` bytes."""
+async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
+    """The whole body, refused with 413 as soon as it exceeds ``limit`` bytes.
+
+    A body still arriving after ``timeout_s`` is refused with 408. A client that
+    goes away mid-body raises Starlette's ClientDisconnect, which
+    :class:`~lagassign.http.errors.UnexpectedErrors` logs at DEBUG.
+    """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise TooLarge(
@@ -167,13 +172,19 @@ async def read_body(request: Request, limit: int) -> bytes:
         )
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(
-                f"the body exceeds the limit of {limit} bytes (LAGASSIGN_MAX_BODY_BYTES)"
-            )
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout_s):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise TooLarge(
+                        f"the body exceeds the limit of {limit} bytes (LAGASSIGN_MAX_BODY_BYTES)"
+                    )
+                chunks.append(chunk)
+    except TimeoutError:
+        raise RequestTimeout(
+            f"the body did not arrive within {timeout_s:g} s (LAGASSIGN_BODY_TIMEOUT_S)"
+        ) from None
     return b"".join(chunks)
 
 

@@ -3,7 +3,8 @@
 Every :class:`~lagassign.errors.LagassignError` becomes its ``body()`` with its
 status, request validation errors a 422, unknown routes a 404, all in the one
 error shape; anything unexpected is logged and answered 503 ``unavailable``
-without a traceback. A failure of ``POST /assign`` is counted in the metrics.
+without a traceback. A failure of ``POST /assign`` is counted in the metrics; a
+client that disconnects mid-request is logged at DEBUG and not counted.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lagassign.assign.request import field_path
@@ -87,6 +89,9 @@ class UnexpectedErrors:
 
         try:
             await self.app(scope, receive, send_tracking)
+        except ClientDisconnect:
+            # The client went away mid-request: nobody to answer, and not a failure.
+            log.debug("client disconnected during %s %s", scope["method"], scope["path"])
         except Exception:  # the one place that turns the unknown into a 503
             log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
             if started:

@@ -1,0 +1,95 @@
+"""uvicorn's HTTP/1.1 protocol with a deadline on request headers and errors in the error shape.
+
+uvicorn bounds an idle keep-alive connection (``timeout_keep_alive``) and the
+size of incomplete headers (``h11_max_incomplete_event_size``), but not how long
+a client may take to send its headers: a client that sends half a request line
+and waits would hold its connection for ever. :func:`protocol_with_header_deadline`
+gives uvicorn a protocol class that closes a connection whose next request's
+headers have not all arrived within the deadline, counted from the connection's
+start or from the previous response.
+
+uvicorn answers a request it cannot parse itself, before the app sees it; this
+protocol writes that answer as the service's error JSON (400 ``invalid_http``)
+instead of uvicorn's plain text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from lagassign.errors import LagassignError
+
+
+class InvalidHttp(LagassignError):
+    code = "invalid_http"
+    status = 400
+
+
+class HeaderDeadlineProtocol(H11Protocol):
+    """H11Protocol that closes connections whose request headers arrive too slowly."""
+
+    header_timeout_s: float = 10.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self._cycle_at_arming: object = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_deadline()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_header_deadline()
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_header_deadline()
+
+    def _arm_header_deadline(self) -> None:
+        self._disarm_header_deadline()
+        self._cycle_at_arming = self.cycle
+        self._header_deadline = self.loop.call_later(self.header_timeout_s, self._headers_late)
+
+    def _disarm_header_deadline(self) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _headers_late(self) -> None:
+        """No new request began since the deadline was armed: close the connection."""
+        self._header_deadline = None
+        waiting = self.cycle is None or self.cycle.response_complete
+        if waiting and self.cycle is self._cycle_at_arming and not self.transport.is_closing():
+            self.logger.debug("closing a connection whose request headers came too slowly")
+            self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request it cannot parse, in the service's error shape."""
+        error = InvalidHttp(msg.rstrip("."))
+        body = json.dumps(error.body()).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        self.transport.write(self.conn.send(h11.Response(status_code=400, headers=headers)))
+        self.transport.write(self.conn.send(h11.Data(data=body)))
+        self.transport.write(self.conn.send(h11.EndOfMessage()))
+        self.transport.close()
+
+
+def protocol_with_header_deadline(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
+    """The protocol class for ``uvicorn.run(http=...)`` with this header deadline."""
+    return type(
+        "HeaderDeadlineProtocol",
+        (HeaderDeadlineProtocol,),
+        {"header_timeout_s": header_timeout_s},
+    )
