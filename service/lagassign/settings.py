@@ -175,6 +175,13 @@ class Settings(BaseSettings):
     history_max_file_bytes: int = Field(64 * 1024 * 1024, ge=64 * 1024)
     #: The cluster's name in the history and the forecast weights.
     cluster: str = Field("default", min_length=1)
+    #: Groups tracked because they called /assign (not named or matched above): at
+    #: most this many (least recently used dropped first), dropped when unused this
+    #: long; their metric series and recent answers go with them.
+    max_tracked_groups: int = Field(1_000, ge=1, le=1_000_000)
+    tracked_group_idle_s: float = Field(3_600.0, gt=0, le=30 * 86_400)
+    #: Bytes the recent answers shown by /groups may hold, oldest dropped first.
+    answer_log_max_bytes: int = Field(64 * 1024 * 1024, ge=1024, le=2**40)
     #: Export lagassign_partition_lag (switch off for groups with very many partitions).
     partition_metrics: bool = True
 

@@ -74,6 +74,7 @@ class FakeLagView:
         self.last_refresh_error: str | None = None
         self.last_refresh_seconds: float | None = 0.01
         self.refresh_errors_total = 0
+        self.tracked_groups_evicted_total = 0
 
     async def start(self) -> None:
         self.started += 1

@@ -1,8 +1,10 @@
 """The last answers the service computed, per group, for ``/groups`` and the metrics.
 
 Bounded: at most ``per_group`` answers for each of at most ``max_groups``
-groups (the oldest group is forgotten first). Holds plain summaries, not the
-requests, so a huge group does not pin its request in memory.
+groups (the least recently answered group is forgotten first), and at most
+``max_bytes`` in all by an estimate of each record's size (the oldest answers
+of the least recently answered groups are dropped first). Holds plain
+summaries, not the requests, so a huge group does not pin its request in memory.
 """
 
 from __future__ import annotations
@@ -31,11 +33,30 @@ class AnswerRecord:
     assignment: Assignment
 
 
+# What a record costs besides its assignment, and each partition number in it.
+RECORD_BYTES = 400
+PARTITION_BYTES = 8
+
+
+def record_bytes(group_id: str, record: AnswerRecord) -> int:
+    """An estimate of the memory ``record`` holds: ids, topic names, partition numbers."""
+    size = RECORD_BYTES + len(group_id)
+    for member_id, topics in record.assignment.items():
+        size += len(member_id) + sum(
+            len(topic) + PARTITION_BYTES * len(parts) for topic, parts in topics.items()
+        )
+    return size
+
+
 class AnswerLog:
-    def __init__(self, per_group: int = 10, max_groups: int = 1_000) -> None:
+    def __init__(
+        self, per_group: int = 10, max_groups: int = 1_000, max_bytes: int = 64 * 1024 * 1024
+    ) -> None:
         self._per_group = per_group
         self._max_groups = max_groups
-        self._records: OrderedDict[str, deque[AnswerRecord]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._records: OrderedDict[str, deque[tuple[AnswerRecord, int]]] = OrderedDict()
+        self.bytes = 0
 
     def record(self, answer: Answer) -> AnswerRecord:
         entry = AnswerRecord(
@@ -50,23 +71,36 @@ class AnswerLog:
             partitions=answer.stats.partitions,
             assignment=answer.result.assignment,
         )
-        records = self._records.get(answer.group_id)
+        group = answer.group_id
+        records = self._records.get(group)
         if records is None:
-            records = self._records[answer.group_id] = deque(maxlen=self._per_group)
+            records = self._records[group] = deque()
             while len(self._records) > self._max_groups:
-                self._records.popitem(last=False)
+                self._drop_group(next(iter(self._records)))
         else:
-            self._records.move_to_end(answer.group_id)
-        records.append(entry)
+            self._records.move_to_end(group)
+        size = record_bytes(group, entry)
+        records.append((entry, size))
+        self.bytes += size
+        if len(records) > self._per_group:
+            self.bytes -= records.popleft()[1]
+        while self.bytes > self._max_bytes and self._records:
+            oldest_group, oldest = next(iter(self._records.items()))
+            self.bytes -= oldest.popleft()[1]
+            if not oldest:
+                del self._records[oldest_group]
         return entry
+
+    def _drop_group(self, group_id: str) -> None:
+        self.bytes -= sum(size for _, size in self._records.pop(group_id))
 
     def recent(self, group_id: str) -> list[AnswerRecord]:
         """The group's answers, newest first."""
-        return list(reversed(self._records.get(group_id, ())))
+        return [record for record, _ in reversed(self._records.get(group_id, ()))]
 
     def last(self, group_id: str) -> AnswerRecord | None:
         records = self._records.get(group_id)
-        return records[-1] if records else None
+        return records[-1][0] if records else None
 
     def groups(self) -> list[str]:
         return sorted(self._records)

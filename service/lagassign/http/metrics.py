@@ -17,4 +17,5 @@ router = APIRouter()
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def prometheus_metrics(metrics: MetricsDep) -> Response:
+    metrics.assign.expire_idle()
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

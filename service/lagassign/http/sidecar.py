@@ -41,7 +41,11 @@ class Sidecar:
 
 def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
     """The parts of one app; with ``kafka`` the real lag view of the configured cluster."""
-    metrics = service_metrics(partition_metrics=settings.partition_metrics)
+    metrics = service_metrics(
+        partition_metrics=settings.partition_metrics,
+        max_groups=settings.max_tracked_groups,
+        group_idle_s=settings.tracked_group_idle_s,
+    )
     if kafka:
         lag_view = kafka_lag_view(settings, listeners=refresh_listeners(settings, metrics))
     if lag_view is not None:
@@ -50,7 +54,10 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     if forecast is not None:
         metrics.collect_weights_of(forecast)
     metrics.assign.track_groups(settings.groups)
-    return Sidecar(settings, lag_view, AnswerLog(), metrics, forecast)
+    answers = AnswerLog(
+        max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes
+    )
+    return Sidecar(settings, lag_view, answers, metrics, forecast)
 
 
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:
@@ -85,6 +92,8 @@ def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> L
         request_timeout_s=settings.kafka_timeout_ms / 1000,
         listeners=listeners,
         track_consumer_groups=settings.track_consumer_groups,
+        max_on_demand_groups=settings.max_tracked_groups,
+        on_demand_idle_s=settings.tracked_group_idle_s,
     )
 
 

@@ -46,6 +46,8 @@ class SnapshotStore:
         isolation: Mapping[str, Isolation] | None = None,
         default_isolation: Isolation = "read_uncommitted",
         clock: Callable[[], datetime] = utc_now,
+        max_on_demand_groups: int = 1_000,
+        on_demand_idle_s: float = 3_600.0,
     ) -> None:
         self._reset = dict(reset_policy or {})
         self._isolation = dict(isolation or {})
@@ -61,7 +63,9 @@ class SnapshotStore:
                 )
         self._default_reset: ResetPolicy = default_reset_policy
         self._default_isolation: Isolation = default_isolation
-        self.tracking = GroupTracking(groups, group_pattern)
+        self.tracking = GroupTracking(
+            groups, group_pattern, max_on_demand=max_on_demand_groups, idle_s=on_demand_idle_s
+        )
         self.clock = clock
         self._clients = clients
         self._snapshots: dict[str, GroupSnapshot] = {}
@@ -89,8 +93,10 @@ class SnapshotStore:
         return MappingProxyType(dict(self._snapshots))
 
     def track(self, group_id: str) -> None:
-        """Track ``group_id`` from the next refresh on."""
-        self.tracking.register(group_id)
+        """Track ``group_id`` from the next refresh on (forgetting any group this evicts)."""
+        for dropped in self.tracking.register(group_id):
+            self._snapshots.pop(dropped, None)
+            self._group_topics.pop(dropped, None)
 
     # --- what the refresh loop publishes ----------------------------------------------
 

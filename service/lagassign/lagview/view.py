@@ -40,7 +40,10 @@ class LagView(RefreshLoop):
     - ``listeners``: told of every refresh (the history recorder, the metrics);
     - ``concurrency``: how many groups are read at once;
     - ``track_consumer_groups``: track every consumer-protocol group (KIP-848)
-      of the cluster, so the broker plugin's requests resolve to them.
+      of the cluster, so the broker plugin's requests resolve to them;
+    - ``max_on_demand_groups``/``on_demand_idle_s``: groups tracked through
+      :meth:`track` are capped (least recently used dropped first) and expire
+      when unused this long.
     """
 
     def __init__(
@@ -60,6 +63,8 @@ class LagView(RefreshLoop):
         concurrency: int = 32,
         track_consumer_groups: bool = False,
         clock: Callable[[], datetime] = utc_now,
+        max_on_demand_groups: int = 1_000,
+        on_demand_idle_s: float = 3_600.0,
     ) -> None:
         clients = KafkaClients(
             bootstrap_servers, client_kwargs=client_kwargs, request_timeout_s=request_timeout_s
@@ -73,6 +78,8 @@ class LagView(RefreshLoop):
             isolation=isolation,
             default_isolation=default_isolation,
             clock=clock,
+            max_on_demand_groups=max_on_demand_groups,
+            on_demand_idle_s=on_demand_idle_s,
         )
         super().__init__(
             store,
@@ -103,6 +110,11 @@ class LagView(RefreshLoop):
     def track(self, group_id: str) -> None:
         """Track ``group_id`` from the next refresh on."""
         self.store.track(group_id)
+
+    @property
+    def tracked_groups_evicted_total(self) -> int:
+        """On-demand groups dropped so far (idle, or past the cap)."""
+        return self.store.tracking.evicted_total
 
     async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
         """The snapshot of ``group_id`` now, read from Kafka within ``budget_s`` if not cached."""

@@ -16,6 +16,7 @@ snapshots at scrape time, so a scrape never waits on Kafka:
 - ``lagassign_lag_snapshot_timestamp_seconds{group}``
 - ``lagassign_lag_refresh_duration_seconds`` (histogram, fed after each refresh)
 - ``lagassign_lag_refresh_errors_total``, ``lagassign_kafka_up``
+- ``lagassign_tracked_groups_evicted_total`` (groups tracked on demand, then dropped)
 
 And ``lagassign_build_info{version}`` (:mod:`lagassign.metrics.registry`).
 """

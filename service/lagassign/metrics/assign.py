@@ -10,11 +10,18 @@ increment has no earlier sample to compare with, and that event is lost to them)
   ``lagassign_assignment_moved_partitions_total{group}``, as soon as the group is known
   (:meth:`AssignMetrics.track_groups`: the groups of ``LAGASSIGN_GROUPS`` at start, the
   lag view's tracked groups after each refresh, a group's first ``POST /assign``).
+
+The series labelled by group are bounded: a group neither answered nor read by the
+lag view for ``group_idle_s`` loses them (at the next answer, refresh or scrape), and
+past ``max_groups`` groups the least recently used loses them at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -23,9 +30,11 @@ from lagassign.core.strategies import STRATEGIES
 from lagassign.errors import (
     BadRequest,
     InvalidJson,
+    RequestTimeout,
     TooLarge,
     Unauthorized,
     Unavailable,
+    UnsupportedMediaType,
 )
 from lagassign.lagview.listeners import Refresh
 
@@ -39,13 +48,27 @@ FAILURE_REASONS: tuple[str, ...] = (
     BadRequest.code,
     Unauthorized.code,
     TooLarge.code,
+    UnsupportedMediaType.code,
+    RequestTimeout.code,
     Unavailable.code,
     "method_not_allowed",
 )
 
 
 class AssignMetrics:
-    def __init__(self, registry: CollectorRegistry) -> None:
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        *,
+        max_groups: int = 1_000,
+        group_idle_s: float = 3_600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._max_groups = max_groups
+        self._group_idle_s = group_idle_s
+        self._clock = clock
+        # group id -> when it was last answered or read, least recently first.
+        self._groups: OrderedDict[str, float] = OrderedDict()
         self.requests = Counter(
             "lagassign_assign_requests",
             "Assignments answered, by group and strategy.",
@@ -78,17 +101,21 @@ class AssignMetrics:
         )
         for reason in FAILURE_REASONS:
             self.failures.labels(reason)
-        self._groups: set[str] = set()
 
     def track_groups(self, group_ids: Iterable[str]) -> None:
-        """Start the counters of groups not seen before at 0, one series per strategy."""
+        """Start the counters of groups not seen before at 0, one series per strategy;
+        the groups are used now (their series do not expire yet)."""
+        now = self._clock()
         for group_id in group_ids:
-            if group_id in self._groups:
-                continue
-            self._groups.add(group_id)
-            for strategy in STRATEGIES:
-                self.requests.labels(group_id, strategy)
-            self.moved.labels(group_id)
+            if group_id not in self._groups:
+                for strategy in STRATEGIES:
+                    self.requests.labels(group_id, strategy)
+                self.moved.labels(group_id)
+            self._groups[group_id] = now
+            self._groups.move_to_end(group_id)
+        while len(self._groups) > self._max_groups:
+            self.forget(next(iter(self._groups)))
+        self.expire_idle()
 
     async def refreshed(self, refresh: Refresh) -> None:
         """As a refresh listener of the lag view: the groups it read are known from now on."""
@@ -98,11 +125,30 @@ class AssignMetrics:
         """Nothing to finish."""
 
     def observe_answer(self, answer: Answer, seconds: float) -> None:
-        self.track_groups((answer.group_id,))
-        self.requests.labels(answer.group_id, answer.strategy).inc()
+        group = answer.group_id
+        self.track_groups((group,))
+        self.requests.labels(group, answer.strategy).inc()
         self.duration.observe(seconds)
-        self.imbalance.labels(answer.group_id).set(answer.stats.imbalance)
-        self.moved.labels(answer.group_id).inc(answer.stats.moved)
+        self.imbalance.labels(group).set(answer.stats.imbalance)
+        self.moved.labels(group).inc(answer.stats.moved)
+
+    def expire_idle(self) -> None:
+        """Remove the series of groups neither answered nor read for ``group_idle_s``."""
+        oldest_kept = self._clock() - self._group_idle_s
+        while self._groups:
+            group, used = next(iter(self._groups.items()))
+            if used > oldest_kept:
+                return
+            self.forget(group)
+
+    def forget(self, group: str) -> None:
+        """Remove every series labelled with ``group``."""
+        del self._groups[group]
+        for strategy in STRATEGIES:
+            self.requests.remove(group, strategy)
+        self.moved.remove(group)
+        with contextlib.suppress(KeyError):  # no answer yet: no imbalance series
+            self.imbalance.remove(group)
 
     def observe_failure(self, reason: str, seconds: float | None = None) -> None:
         self.failures.labels(reason).inc()

@@ -75,6 +75,11 @@ class LagViewCollector(Collector):
             "Members of consumer-protocol groups the broker plugin's requests resolve through.",
             value=float(view.consumer_index.members),
         )
+        yield CounterMetricFamily(
+            "lagassign_tracked_groups_evicted",
+            "Groups tracked on demand and dropped: idle too long, or past the cap.",
+            value=float(view.tracked_groups_evicted_total),
+        )
 
     def describe(self) -> Iterator[Metric]:
         # Describing would call collect(); nothing to check at registration.

@@ -29,12 +29,17 @@ class ServiceMetrics:
         self.registry.register(LagViewCollector(lag_view, partition_metrics=self.partition_metrics))
 
 
-def service_metrics(*, partition_metrics: bool) -> ServiceMetrics:
+def service_metrics(
+    *, partition_metrics: bool, max_groups: int = 1_000, group_idle_s: float = 3_600.0
+) -> ServiceMetrics:
     """A fresh registry holding the answer and refresh metrics and the build info."""
     registry = CollectorRegistry(auto_describe=False)
     Info("lagassign_build", "The running lagassign version.", registry=registry).info(
         {"version": __version__}
     )
     return ServiceMetrics(
-        registry, AssignMetrics(registry), RefreshMetrics(registry), partition_metrics
+        registry,
+        AssignMetrics(registry, max_groups=max_groups, group_idle_s=group_idle_s),
+        RefreshMetrics(registry),
+        partition_metrics,
     )
