@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
-	clean demo bench-shim dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker
+	clean demo bench-shim dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak
 
 install: $(VENV)/.installed
 
@@ -101,6 +101,12 @@ bench: install harness
 # The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
 bench-broker: install kafka-dist
 	$(PY) -m bench.broker_plugin
+
+# A 10-minute soak of a real sidecar on the real broker, with a broker restart in the
+# middle: per-minute latency, errors, RSS and open files (SOAK_ARGS="--minutes 3" to shorten).
+SOAK_ARGS ?=
+soak: install kafka-dist
+	$(PY) -m bench.soak $(SOAK_ARGS)
 
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist

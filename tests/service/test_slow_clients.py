@@ -8,25 +8,47 @@ seconds; every wait is bounded.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.hostile import request
-from tests.service.test_serve import free_port, sidecar, wait_until
 
 WAIT_S = 15.0
 BODY = json.dumps(request()).encode()
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within 60 s: {what}")
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """``lagassign serve`` without a broker (so never ready, but alive), stopped by its pid."""
     log = tmp_path_factory.mktemp("slow") / "sidecar.log"
+    port = free_port()
     environ = {
+        **{k: v for k, v in os.environ.items() if not k.upper().startswith("LAGASSIGN_")},
+        "LAGASSIGN_PORT": str(port),
         # No broker here: the answers use the requests' own lags.
         "LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}",
         "LAGASSIGN_HEADER_TIMEOUT_S": "1",
@@ -36,17 +58,33 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         "LAGASSIGN_MAX_CONNECTIONS": "40",
         "LAGASSIGN_LOG_LEVEL": "debug",
     }
-    with sidecar(environ, log) as (process, url), httpx.Client(base_url=url, timeout=10) as client:
+    url = f"http://127.0.0.1:{port}"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lagassign.cli", "serve"],
+            env=environ,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
 
-        def alive() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return client.get("/livez").status_code == 200
-            except httpx.TransportError:
-                return False
+    def alive() -> bool:
+        assert process.poll() is None, log.read_text()
+        try:
+            return httpx.get(f"{url}/livez", timeout=10).status_code == 200
+        except httpx.TransportError:
+            return False
 
+    try:
         wait_until(alive, "/livez 200")
         yield url, log
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                process.wait(timeout=30)
 
 
 def connect(url: str) -> socket.socket:

@@ -1,0 +1,382 @@
+"""Soak of a real ``lagassign serve`` on the real local broker, with a broker restart.
+
+For ``--minutes`` (10) the sidecar gets ``--rate`` (200) requests per second, open
+loop, spread over ``--groups`` (50) groups whose lag it reads from Kafka; one of
+them churns its members (new member ids and count every 10 s); a client sends
+half a request and disconnects every 5 s; in the middle the broker is stopped
+for ``--outage`` (20) seconds and started again in the same directory.
+
+Prints one JSON line per minute (requests, p50/p99/max latency from the
+scheduled send time, errors, errors while the broker was down, lag sources, the
+sidecar's RSS and open file descriptors), then a summary: the time until
+``/readyz`` was 200 again after the broker was back, and the bars (no error
+outside the outage, every request during it still answered, the last minute's
+RSS within 10% of the second minute's).
+
+    .venv/bin/python -m bench.soak [--minutes 10] [--rate 200] [--groups 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
+
+from bench.percentiles import percentile
+from harness.broker import KAFKA_SCRIPT
+
+SEED = 20_261_123
+TOPIC = f"soak-events-{os.getpid()}"
+PARTITIONS = 12
+DEADLINE_S = 120.0
+MAX_IN_FLIGHT = 200
+HEADERS = {"content-type": "application/json"}
+
+
+def emit(line: dict[str, Any]) -> None:
+    print(json.dumps(line), flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def broker(command: str, directory: str, *extra: str) -> None:
+    subprocess.run(
+        [str(KAFKA_SCRIPT), command, "--dir", directory, *extra],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
+
+
+async def groups_with_lag(bootstrap: str, groups: list[str]) -> None:
+    """One skewed topic; each group commits its own offsets, so each has its own lag."""
+    rng = random.Random(SEED)
+    records = [int(rng.lognormvariate(4.0, 1.0)) + 1 for _ in range(PARTITIONS)]
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            described = await admin.describe_topics([TOPIC])
+            parts = described[0]["partitions"] if described else []
+            if len(parts) == PARTITIONS and all(p["leader"] >= 0 for p in parts):
+                break
+            await asyncio.sleep(0.2)
+    finally:
+        await admin.close()
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
+    await producer.start()
+    try:
+        sent = [
+            await producer.send(TOPIC, b"x" * 32, partition=p)
+            for p, n in enumerate(records)
+            for _ in range(n)
+        ]
+        await producer.flush()
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+    for group in groups:
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+        await consumer.start()
+        try:
+            offsets = {
+                TopicPartition(TOPIC, p): int(n * rng.random()) for p, n in enumerate(records)
+            }
+            consumer.assign(list(offsets))
+            await consumer.commit(offsets)
+        finally:
+            await consumer.stop()
+
+
+@contextmanager
+def sidecar(bootstrap: str, groups: list[str], log: Path) -> Iterator[tuple[str, int]]:
+    """``lagassign serve`` on a free port, stopped by its pid."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
+    environ.update(
+        {
+            "LAGASSIGN_PORT": str(port),
+            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+            "LAGASSIGN_GROUPS": ",".join(groups),
+            "LAGASSIGN_REFRESH_INTERVAL_S": "2",
+            "LAGASSIGN_KAFKA_TIMEOUT_MS": "2000",
+            "LAGASSIGN_LOG_LEVEL": "warning",
+        }
+    )
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lagassign.cli", "serve"],
+            env=environ,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the sidecar exited: {log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        else:
+            raise RuntimeError("the sidecar did not become ready")
+        yield url, process.pid
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def body_of(group: str, members: list[str]) -> bytes:
+    request = {
+        "group_id": group,
+        "members": [{"member_id": m, "topics": [TOPIC], "generation": 1} for m in members],
+        "partitions": {TOPIC: PARTITIONS},
+        "strategy": "balanced",
+    }
+    return json.dumps(request).encode()
+
+
+@dataclass
+class Minute:
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    errors_broker_down: dict[str, int] = field(default_factory=dict)
+    answered_broker_down: int = 0
+    sources: dict[str, int] = field(default_factory=dict)
+    disconnects: int = 0
+    rss_mb: float | None = None
+
+
+@dataclass
+class Broker:
+    down: bool = False
+    down_at: float | None = None
+    back_at: float | None = None
+    ready_again_s: float | None = None
+
+
+async def disconnecting_client(
+    url: str, stop: asyncio.Event, minutes: list[Minute], t0: float
+) -> None:
+    """Every 5 s: half a request, then gone."""
+    host, _, port = url.removeprefix("http://").partition(":")
+    raw = body_of("soak-g000", ["a", "b"])
+    while not stop.is_set():
+        try:
+            _, writer = await asyncio.open_connection(host, int(port))
+            head = (
+                f"POST /assign HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(raw)}\r\n\r\n"
+            ).encode()
+            writer.write(head + raw[: len(raw) // 2])
+            await writer.drain()
+            await asyncio.sleep(0.1)
+            writer.close()
+            minutes[min(len(minutes) - 1, int((time.perf_counter() - t0) // 60))].disconnects += 1
+        except OSError:
+            pass
+        with suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 5.0)
+
+
+async def restart_broker(
+    directory: str, url: str, at_s: float, outage_s: float, state: Broker, t0: float
+) -> None:
+    await asyncio.sleep(max(0.0, t0 + at_s - time.perf_counter()))
+    state.down, state.down_at = True, time.perf_counter() - t0
+    await asyncio.to_thread(broker, "stop", directory)
+    await asyncio.sleep(outage_s)
+    await asyncio.to_thread(broker, "start", directory)
+    state.down, state.back_at = False, time.perf_counter() - t0
+    back = time.perf_counter()
+    async with httpx.AsyncClient(base_url=url, timeout=5) as client:
+        deadline = back + DEADLINE_S
+        while time.perf_counter() < deadline:
+            try:
+                if (await client.get("/readyz")).status_code == 200:
+                    state.ready_again_s = round(time.perf_counter() - back, 2)
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+
+
+async def soak(
+    args: argparse.Namespace, url: str, pid: int, directory: str, groups: list[str]
+) -> None:
+    rng = random.Random(SEED)
+    stable = {g: [f"{g}-c{i}" for i in range(4)] for g in groups}
+    bodies = {g: body_of(g, members) for g, members in stable.items()}
+    churning = groups[0]
+    minutes = [Minute() for _ in range(args.minutes)]
+    state = Broker()
+    stop = asyncio.Event()
+    in_flight: set[asyncio.Task[None]] = set()
+    limits = httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=MAX_IN_FLIGHT)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=5.0) as client:
+        t0 = time.perf_counter() + 0.5
+        side = [
+            asyncio.create_task(disconnecting_client(url, stop, minutes, t0)),
+            asyncio.create_task(
+                restart_broker(directory, url, args.minutes * 30, args.outage, state, t0)
+            ),
+        ]
+
+        async def one(at: float, minute: Minute, body: bytes) -> None:
+            down = state.down
+            try:
+                response = await client.post("/assign", content=body, headers=HEADERS)
+            except httpx.HTTPError as exc:
+                kind = type(exc).__name__
+            else:
+                if response.status_code == 200:
+                    minute.latencies.append(time.perf_counter() - at)
+                    source = response.json()["lag"]["source"]
+                    minute.sources[source] = minute.sources.get(source, 0) + 1
+                    minute.answered_broker_down += down
+                    return
+                kind = str(response.status_code)
+            errors = minute.errors_broker_down if down else minute.errors
+            errors[kind] = errors.get(kind, 0) + 1
+
+        churn_body = bodies[churning]
+        total = int(args.rate * args.minutes * 60)
+        for i in range(total):
+            at = t0 + i / args.rate
+            await asyncio.sleep(max(0.0, at - time.perf_counter()))
+            minute = minutes[min(args.minutes - 1, int((at - t0) // 60))]
+            if int((at - t0) // 10) != int((at - t0 - 1 / args.rate) // 10):
+                count = rng.randint(2, 8)
+                churn_body = body_of(
+                    churning, [f"churn-{rng.randrange(10**6)}" for _ in range(count)]
+                )
+            group = groups[i % len(groups)]
+            body = churn_body if group == churning else bodies[group]
+            if len(in_flight) >= MAX_IN_FLIGHT:
+                minute.errors["overload"] = minute.errors.get("overload", 0) + 1
+                continue
+            task = asyncio.create_task(one(at, minute, body))
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
+            if i % int(args.rate * 60) == int(args.rate * 60) - 1:
+                report(i // int(args.rate * 60), minute, pid, state)
+        if in_flight:
+            await asyncio.wait(in_flight, timeout=30)
+        stop.set()
+        await asyncio.wait(side, timeout=DEADLINE_S)
+    rss = [m.rss_mb for m in minutes if m.rss_mb is not None]
+    summary: dict[str, Any] = {
+        "summary": True,
+        "minutes": args.minutes,
+        "rate": args.rate,
+        "groups": len(groups),
+        "broker_down_at_s": state.down_at,
+        "broker_back_at_s": state.back_at,
+        "readyz_200_after_broker_back_s": state.ready_again_s,
+        "errors_outside_outage": sum(sum(m.errors.values()) for m in minutes),
+        "errors_during_outage": sum(sum(m.errors_broker_down.values()) for m in minutes),
+        "answered_during_outage": sum(m.answered_broker_down for m in minutes),
+        "rss_mb_second_minute": rss[1] if len(rss) > 1 else None,
+        "rss_mb_last_minute": rss[-1] if rss else None,
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+    summary["meets_rss_bar"] = len(rss) > 1 and rss[-1] <= rss[1] * 1.10
+    summary["meets_error_bar"] = (
+        summary["errors_outside_outage"] == 0 and summary["errors_during_outage"] == 0
+    )
+    emit(summary)
+
+
+def report(index: int, minute: Minute, pid: int, state: Broker) -> None:
+    lat = minute.latencies
+    minute.rss_mb = rss_mb(pid)
+    emit(
+        {
+            "minute": index + 1,
+            "answered": len(lat),
+            "p50_ms": round(statistics.median(lat) * 1000, 2) if lat else None,
+            "p99_ms": round(percentile(lat, 0.99) * 1000, 2) if lat else None,
+            "max_ms": round(max(lat) * 1000, 2) if lat else None,
+            "errors": minute.errors,
+            "errors_broker_down": minute.errors_broker_down,
+            "answered_broker_down": minute.answered_broker_down,
+            "lag_sources": minute.sources,
+            "disconnects": minute.disconnects,
+            "rss_mb": minute.rss_mb,
+            "open_fds": open_fds(pid),
+            "broker_down_now": state.down,
+        }
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=int, default=10)
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--groups", type=int, default=50)
+    parser.add_argument("--outage", type=float, default=20.0, help="seconds the broker is down")
+    args = parser.parse_args()
+    if args.minutes < 2:
+        parser.error("--minutes must be at least 2 (the RSS bar compares minutes 2 and last)")
+    groups = [f"soak-g{i:03d}-{os.getpid()}" for i in range(args.groups)]
+    with tempfile.TemporaryDirectory(prefix="lagassign-soak-") as directory:
+        broker("start", directory, "--port", "0")
+        try:
+            bootstrap = json.loads((Path(directory) / "broker.json").read_text())["bootstrap"]
+            asyncio.run(groups_with_lag(bootstrap, groups))
+            with sidecar(bootstrap, groups, Path(directory) / "sidecar.log") as (url, pid):
+                asyncio.run(soak(args, url, pid, directory, groups))
+        finally:
+            subprocess.run(
+                [str(KAFKA_SCRIPT), "stop", "--dir", directory],
+                check=False,
+                timeout=120,
+                capture_output=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
