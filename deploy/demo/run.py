@@ -293,7 +293,11 @@ async def show_answers(
     request_path.write_text(json.dumps(assign_request(group, "balanced"), indent=2) + "\n")
     line, answer = curl_assign(sidecar, request_path)
     if answer is None:  # no curl here: the same request with httpx
-        response = await client.post("/assign", content=request_path.read_bytes())
+        response = await client.post(
+            "/assign",
+            content=request_path.read_bytes(),
+            headers={"content-type": "application/json"},
+        )
         response.raise_for_status()
         answer = response.json()
         say("One POST /assign (curl is not installed; the same request was sent with httpx):")
