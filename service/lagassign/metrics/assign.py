@@ -18,7 +18,6 @@ past ``max_groups`` groups the least recently used loses them at once.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -147,8 +146,7 @@ class AssignMetrics:
         for strategy in STRATEGIES:
             self.requests.remove(group, strategy)
         self.moved.remove(group)
-        with contextlib.suppress(KeyError):  # no answer yet: no imbalance series
-            self.imbalance.remove(group)
+        self.imbalance.remove(group)  # nothing to remove when the group had no answer
 
     def observe_failure(self, reason: str, seconds: float | None = None) -> None:
         self.failures.labels(reason).inc()
