@@ -37,7 +37,14 @@ class AssignRequest(BaseModel):
     strategy: str | None = None
     protocol: Literal["eager", "cooperative"] = "eager"
     lags: dict[str, list[int]] | None = None
-    reset_policy: Literal["earliest", "latest", "none"] | None = None
+    reset_policy: Literal["earliest", "latest", "none"] | None = Field(
+        default=None,
+        description=(
+            "The consumer's auto.offset.reset: the lag of a partition without a committed "
+            "offset is log end - log start (earliest), 0 (latest) or unknown (none). "
+            "Without it, the group's configured reset policy applies."
+        ),
+    )
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
