@@ -13,20 +13,20 @@ group's first rebalance on and spread it as ``balanced`` does on the same lags.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess, start_sidecar
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from tests.client.members import AiokafkaMember, Partition, make_member, settled
-from tests.client.sidecar_process import SidecarProcess, start_sidecar
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -43,7 +43,6 @@ def cold_sidecar(
 ) -> Iterator[SidecarProcess]:
     """A sidecar that tracks no group until ``/assign`` names it, refreshing every 60 s."""
     process = start_sidecar(
-        tmp_path_factory.mktemp("cold-sidecar") / "lagassign.log",
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
             "LAGASSIGN_RESET_POLICY": "earliest",
@@ -51,6 +50,7 @@ def cold_sidecar(
             # The budget of one on-demand read on a machine shared with other tests.
             "LAGASSIGN_ON_DEMAND_BUDGET_MS": "2000",
         },
+        tmp_path_factory.mktemp("cold-sidecar") / "lagassign.log",
     )
     try:
         yield process
@@ -84,15 +84,13 @@ def worst_held(held: dict[str, set[Partition]], lags: dict[Partition, int]) -> i
 
 async def answers_of(sidecar: SidecarProcess, group: str, at_least: int) -> list[dict[str, Any]]:
     """The sidecar's answers for ``group``, oldest first, once it has ``at_least``."""
-    deadline = time.monotonic() + ANSWERS_DEADLINE_S
-    answers: list[dict[str, Any]] = []
-    while time.monotonic() < deadline:
+
+    async def answers() -> list[dict[str, Any]] | None:
         report = await asyncio.to_thread(sidecar.group, group)
-        answers = list(reversed(report["last_answers"])) if report else []
-        if len(answers) >= at_least:
-            return answers
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"the sidecar answered {group} {len(answers)} times: {answers}")
+        found = list(reversed(report["last_answers"])) if report else []
+        return found if len(found) >= at_least else None
+
+    return await eventually_async(answers, ANSWERS_DEADLINE_S, f"{at_least} answers for {group}")
 
 
 GROUPS = [

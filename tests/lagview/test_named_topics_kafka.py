@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
 from lagassign.lagview.view import LagView
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 
 pytestmark = pytest.mark.kafka
 

@@ -177,7 +177,7 @@ async def test_a_new_groups_first_assign_reads_its_topics_by_the_consumers_reset
         body["reset_policy"] = request_policy
     app = create_app(settings, kafka=True)
     async with served(app) as client:
-        await until(lambda: ready(client), "/readyz 200")
+        await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
         assert lag_view_of(app).snapshot(group) is None
         answer = (await client.post("/assign", json=body)).json()
         assert answer["lag"]["source"] == "kafka"
