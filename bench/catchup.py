@@ -228,6 +228,9 @@ async def bench(
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "1",
             "LAGASSIGN_GROUP_PATTERN": r"catchup\..*",
+            # Every member starts from the earliest offset; a shim that sends its own
+            # reset_policy overrides this default.
+            "LAGASSIGN_RESET_POLICY": "earliest",
             "LAGASSIGN_LOG_LEVEL": "warning",
         },
         out / "sidecar.log",

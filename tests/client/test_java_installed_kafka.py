@@ -266,10 +266,6 @@ def balanced_worst(url: str, group: str, topics: list[str], lags: dict[Partition
     return int(answer.json()["stats"]["max_lag"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the sidecar does not read the lag of a new group's topics yet (issue 15, service side)",
-)
 async def test_a_new_group_on_a_backlog_gets_the_balanced_lag(
     installed: Installed,
     kafka_broker: LocalKafka,

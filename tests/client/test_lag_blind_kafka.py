@@ -36,7 +36,10 @@ async def test_the_wrong_group_id_gives_a_blind_answer_that_is_said(
     lags = await skewed_backlog(kafka_broker.bootstrap, group, [topic])
     await sidecar_sees(sidecar, group, sum(lags.values()))
     wrong = group + ".typo"
-    assignor = LagAssignor(url=sidecar.url, group_id=wrong, reset_policy="latest")
+    # Under "latest" or "earliest" the sidecar reads the mistyped group's topics as a new
+    # group's and knows their lag by the rule (0, or the whole log); under "none" the lag
+    # of a partition without a committed offset is unknown, and the answer says so.
+    assignor = LagAssignor(url=sidecar.url, group_id=wrong, reset_policy="none")
     consumer = AIOKafkaConsumer(
         topic,
         bootstrap_servers=kafka_broker.bootstrap,
@@ -59,8 +62,8 @@ async def test_the_wrong_group_id_gives_a_blind_answer_that_is_said(
     decision = assignor.last_decision
     assert note is not None
     assert decision is not None
-    # No lag at all (lag.source none) or every partition's lag assumed (no commits
-    # under "latest"): the sidecar says which, and the shim passes it on.
+    # No lag at all (lag.source none) or every partition's lag unknown (no commits
+    # under "none"): the sidecar says which, and the shim passes it on.
     assert note.by == "sidecar"
     assert note.reason in ("lag_blind", "lag_partial")
     assert assignor.blind_answers == {note.reason: 1}

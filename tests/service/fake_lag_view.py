@@ -7,7 +7,7 @@ integration tests use the real lag view on the real broker instead.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 
 from lagassign.lagview.consumer_index import ConsumerGroupIndex
@@ -16,10 +16,11 @@ from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
 
 def partition_lag(topic: str, partition: int, lag: int | None) -> PartitionLag:
+    """A partition committed at 1,000; an unknown lag is an end offset the view could not read."""
     return PartitionLag(
         topic=topic,
         partition=partition,
-        current_offset=None if lag is None else 1_000,
+        current_offset=1_000,
         log_end_offset=None if lag is None else 1_000 + lag,
         log_start_offset=0,
         lag=lag,
@@ -63,8 +64,10 @@ class FakeLagView:
         self.fetch_delay_s = 0.0
         self.fetch_error: Exception | None = None
         self.fetches: list[tuple[str, float]] = []
+        self.fetched_topics: list[frozenset[str]] = []
         self.fetches_abandoned = 0
         self.tracked: list[str] = []
+        self.tracked_topics: dict[str, frozenset[str]] = {}
         self.started = 0
         self.stopped = 0
         self.snapshot_error: Exception | None = None
@@ -90,11 +93,15 @@ class FakeLagView:
     def snapshots(self) -> Mapping[str, GroupSnapshot]:
         return dict(self.cached)
 
-    def track(self, group_id: str) -> None:
+    def track(self, group_id: str, topics: Collection[str] = ()) -> None:
         self.tracked.append(group_id)
+        self.tracked_topics[group_id] = frozenset(topics)
 
-    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
+    async def fetch_group(
+        self, group_id: str, budget_s: float, topics: Collection[str] = ()
+    ) -> GroupSnapshot | None:
         self.fetches.append((group_id, budget_s))
+        self.fetched_topics.append(frozenset(topics))
         if self.fetch_delay_s:
             try:
                 await asyncio.sleep(self.fetch_delay_s)

@@ -13,6 +13,7 @@ from harness.builders import commit, create_topic, produce
 from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
+from lagassign.lagview.view import LagView
 from lagassign.settings import Settings
 from tests.service.serving import lag_view_of, served
 
@@ -132,8 +133,69 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
             "the group tracked by the refresh loop",
         )
 
-        # A group without any commit: the view knows none of its partitions.
-        unknown = (await client.post("/assign", json=assign_body(never, topic))).json()
-        assert unknown["lag"]["source"] in {"kafka", "none"}
-        assert unknown["lag"]["complete"] is False
-        assert sorted(len(a[topic]) for a in unknown["assignment"].values()) == [3, 3]
+        # A group without any commit: the topic the request names is read for it, and by
+        # the sidecar's default policy (latest) a consumer without a commit starts at the end.
+        latest = (await client.post("/assign", json=assign_body(never, topic))).json()
+        assert latest["lag"]["source"] == "kafka"
+        assert (latest["lag"]["complete"], latest["lag"]["unknown_partitions"]) == (True, 0)
+        assert latest["stats"]["member_lag"] == {"m0": 0, "m1": 0}
+        assert sorted(len(a[topic]) for a in latest["assignment"].values()) == [3, 3]
+
+
+# The backlog of a group that has never committed: every record, from the log start.
+BACKLOG = RECORDS
+
+
+@pytest.mark.parametrize(
+    ("sidecar_policy", "request_policy", "lags", "unknown"),
+    [
+        pytest.param("earliest", None, BACKLOG, 0, id="sidecar-earliest"),
+        pytest.param("latest", "earliest", BACKLOG, 0, id="request-earliest-wins"),
+        pytest.param("earliest", "latest", [0] * 6, 0, id="request-latest-wins"),
+        pytest.param("earliest", "none", [0] * 6, 6, id="request-none-is-unknown"),
+    ],
+)
+async def test_a_new_groups_first_assign_reads_its_topics_by_the_consumers_reset_policy(
+    sidecar_policy: str,
+    request_policy: str | None,
+    lags: list[int],
+    unknown: int,
+    kafka_broker: LocalKafka,
+    kafka_names: Callable[[str], str],
+) -> None:
+    """Cold: a sidecar just started, a group with no committed offset the sidecar has never
+    seen, and no refresh between (the interval is long): the first ``/assign`` reads the
+    topics it names, and the refresh tracks them for the group from then on."""
+    topic, group = kafka_names("t"), kafka_names("g")
+    await create_topic(kafka_broker.bootstrap, topic, len(BACKLOG))
+    await produce(kafka_broker.bootstrap, topic, BACKLOG)
+    settings = settings_for(
+        kafka_broker.bootstrap, reset_policy=sidecar_policy, refresh_interval_s="60"
+    )
+    body = assign_body(group, topic, members=3)
+    if request_policy is not None:
+        body["reset_policy"] = request_policy
+    app = create_app(settings, kafka=True)
+    async with served(app) as client:
+        await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
+        assert lag_view_of(app).snapshot(group) is None
+        answer = (await client.post("/assign", json=body)).json()
+        assert answer["lag"]["source"] == "kafka"
+        assert answer["lag"]["unknown_partitions"] == unknown
+        assert answer["lag"]["complete"] is (unknown == 0)
+        assert answer["stats"]["member_lag"] == member_lags(answer, topic, lags)
+        assert sum(answer["stats"]["member_lag"].values()) == sum(lags)
+        # The same rebalance asks again: the snapshot read for the first answer serves it.
+        again = (await client.post("/assign", json=body)).json()
+        assert again["lag"] == {**answer["lag"], "age_seconds": again["lag"]["age_seconds"]}
+        assert again["assignment"] == answer["assignment"]
+
+        # The refresh reads the topic for the group now, though it has still no commit.
+        view = lag_view_of(app)
+        assert isinstance(view, LagView)
+        assert await view.refresh(), view.last_refresh_error
+        snapshot = view.snapshot(group)
+        assert snapshot is not None
+        assert [(p.topic, p.current_offset) for p in snapshot.partitions] == [
+            (topic, None) for _ in BACKLOG
+        ]

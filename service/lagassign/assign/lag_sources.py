@@ -2,14 +2,22 @@
 
 1. the request's own ``lags`` (``request``);
 2. fresh forecast weights from the pipeline, when configured (``forecast``);
-3. the lag view's cached snapshot of the group (``kafka``);
-4. an on-demand fetch of the group, bounded by a budget (``kafka``);
-5. nothing: count balance only (``none``).
+3. the lag view's cached snapshot of the group (``kafka``), when it lists every
+   topic the request's members subscribe to;
+4. an on-demand read of the group and of the topics it names, bounded by a
+   budget (``kafka``); when that fails, the cached snapshot if there is one;
+5. nothing: count balance only (``none``), every partition counted unknown.
 
 Lags from the view or the weights are *fitted* to the request's partition
 counts, because the leader's metadata is authoritative: partitions beyond the
-request's count are dropped, and partitions the view has not seen get the lag
-the group's reset policy implies and are counted as unknown.
+request's count are dropped, and partitions the view has not seen get lag 0 and
+are counted as unknown.
+
+A partition the group has no committed offset on gets the lag the consumer's
+reset policy gives: the request's ``reset_policy`` when it says one, else the
+group's setting in the view. ``earliest`` is ``end - log start``, ``latest`` is
+0, ``none`` is unknown (0, counted as unknown), as is ``earliest`` when the view
+does not know both offsets.
 
 Worked example: the view knows ``t0`` partitions 0..3 with lags ``[5, 6, 7, 8]``
 and partition 1 of ``t1`` with lag 9; the request says ``t0`` has 3 partitions
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -30,7 +38,7 @@ from lagassign.assign.request import AssignRequest
 from lagassign.forecast.source import ForecastSource
 from lagassign.lagview.errors import LagViewError
 from lagassign.lagview.reader import LagReader
-from lagassign.lagview.rules import ResetPolicy, lag_by_reset
+from lagassign.lagview.rules import ConsumerResetPolicy, lag_without_commit
 from lagassign.lagview.snapshot import GroupSnapshot
 
 log = logging.getLogger(__name__)
@@ -52,13 +60,15 @@ class LagSource:
     unknown_partitions: int = 0
 
 
-NO_LAG = LagSource(source="none", complete=False)
+def no_lag(counts: Mapping[str, int]) -> LagSource:
+    """No lag known: every partition of ``counts`` is unknown."""
+    return LagSource(source="none", complete=False, unknown_partitions=sum(counts.values()))
 
 
 def request_lag_source(request: AssignRequest) -> LagSource:
     """The lags a request carries itself, or none."""
     if request.lags is None:
-        return NO_LAG
+        return no_lag(subscribed_counts(request))
     subscribed = {t for m in request.members for t in m.topics}
     return LagSource(source="request", lags=request.lags, complete=subscribed <= set(request.lags))
 
@@ -69,35 +79,38 @@ def subscribed_counts(request: AssignRequest) -> dict[str, int]:
     return {t: n for t, n in request.partitions.items() if t in topics and n >= 0}
 
 
+def subscribed_topics(request: AssignRequest) -> frozenset[str]:
+    """The topics some member subscribes to that have partitions (the topics the request names)."""
+    return frozenset(t for t, n in subscribed_counts(request).items() if n > 0)
+
+
 def fitted_lags(
     snapshot: GroupSnapshot,
     counts: Mapping[str, int],
-    reset_policy: ResetPolicy | Literal["none"] | None = None,
+    reset_policy: ConsumerResetPolicy | None = None,
 ) -> tuple[dict[str, list[int]], int]:
     """The snapshot's lags cut and filled to ``counts``, and how many partitions were unknown.
 
     ``reset_policy`` is the consumer's own ``auto.offset.reset`` when the request
-    says it; otherwise the group's configured policy applies. Under ``none`` a
-    partition without a known lag stays unknown and counts 0.
+    says it; otherwise the group's configured policy applies. It decides the lag
+    of every partition without a committed offset, from the log start and end
+    offsets the snapshot holds for it. A partition whose lag stays unknown
+    (not listed, end offset unknown, ``none``, or ``earliest`` without both
+    offsets) counts 0 and is counted as unknown.
     """
-    policy = snapshot.reset_policy if reset_policy is None else reset_policy
+    policy: ConsumerResetPolicy = reset_policy or snapshot.reset_policy
     lags = {t: [0] * n for t, n in counts.items()}
     known = {t: [False] * n for t, n in counts.items()}
     for p in snapshot.partitions:
         topic_lags = lags.get(p.topic)
         if topic_lags is None or p.partition >= len(topic_lags) or p.partition < 0:
             continue
-        if p.current_offset is None and reset_policy is not None:
-            # The consumer's own reset policy decides where it would start.
-            if policy == "none":
-                continue
-            topic_lags[p.partition] = lag_by_reset(policy, p.log_start_offset, p.log_end_offset)
-            known[p.topic][p.partition] = p.log_end_offset is not None
-        elif p.lag is None:
-            if policy != "none":
-                topic_lags[p.partition] = lag_by_reset(policy, p.log_start_offset, p.log_end_offset)
+        if p.current_offset is None:
+            lag = lag_without_commit(policy, p.log_start_offset, p.log_end_offset)
         else:
-            topic_lags[p.partition] = p.lag
+            lag = p.lag
+        if lag is not None:
+            topic_lags[p.partition] = lag
             known[p.topic][p.partition] = True
     unknown = sum(flags.count(False) for flags in known.values())
     return lags, unknown
@@ -134,14 +147,14 @@ def forecast_lag_source(
 
 
 async def fetch_on_demand(
-    lag_view: LagReader, group_id: str, budget_s: float
+    lag_view: LagReader, group_id: str, topics: Collection[str], budget_s: float
 ) -> GroupSnapshot | None:
-    """The group's snapshot fetched now, or None when the budget runs out or Kafka fails."""
+    """The group's snapshot read now, or None when the budget runs out or Kafka fails."""
     if budget_s <= 0:
         return None
     try:
         async with asyncio.timeout(budget_s + FETCH_GRACE_S):
-            return await lag_view.fetch_group(group_id, budget_s)
+            return await lag_view.fetch_group(group_id, budget_s, topics)
     except TimeoutError:
         log.warning("on-demand lag fetch of group %r exceeded %.0f ms", group_id, budget_s * 1000)
     except (LagViewError, OSError, RuntimeError) as exc:  # KafkaError is a RuntimeError
@@ -158,15 +171,19 @@ async def choose_lag_source(
     """The best lag source for this request, in the order of the module docstring."""
     if request.lags is not None:
         return request_lag_source(request)
+    counts = subscribed_counts(request)
     if forecast is not None:
-        fitted = forecast_lag_source(forecast, request.group_id, subscribed_counts(request))
+        fitted = forecast_lag_source(forecast, request.group_id, counts)
         if fitted is not None:
             return fitted
     if lag_view is None:
-        return NO_LAG
+        return no_lag(counts)
+    named = subscribed_topics(request)
     snapshot = lag_view.snapshot(request.group_id)
+    if snapshot is None or not snapshot.topics() >= named:
+        # A new group, or a topic new to the group: the cache has not read it.
+        fetched = await fetch_on_demand(lag_view, request.group_id, named, budget_s)
+        snapshot = fetched or snapshot
     if snapshot is None:
-        snapshot = await fetch_on_demand(lag_view, request.group_id, budget_s)
-    if snapshot is None:
-        return NO_LAG
+        return no_lag(counts)
     return snapshot_lag_source(snapshot, request)

@@ -59,7 +59,14 @@ class AssignRequest(BaseModel):
     strategy: Annotated[str, Field(max_length=64)] | None = None
     protocol: Literal["eager", "cooperative"] = "eager"
     lags: dict[KafkaString, list[LagInt]] | None = None
-    reset_policy: Literal["earliest", "latest", "none"] | None = None
+    reset_policy: Literal["earliest", "latest", "none"] | None = Field(
+        default=None,
+        description=(
+            "The consumer's auto.offset.reset: the lag of a partition without a committed "
+            "offset is log end - log start (earliest), 0 (latest) or unknown (none). "
+            "Without it, the group's configured reset policy applies."
+        ),
+    )
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:

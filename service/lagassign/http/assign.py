@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from fastapi import APIRouter, Depends, Request, Response
 
 from lagassign.assign.answer import Answer, compute_answer
-from lagassign.assign.lag_sources import LagSource, choose_lag_source
+from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
 from lagassign.assign.request import (
     AssignRequest,
     check_request_limits,
@@ -97,7 +97,7 @@ async def assign(
         big, answer_and_body, parsed, lag, settings.default_strategy, by_id
     )
     if lag_view is not None:
-        lag_view.track(parsed.group_id)
+        lag_view.track(parsed.group_id, subscribed_topics(parsed))
     answers.record(answer)
     metrics.assign.observe_answer(answer, time.perf_counter() - started)
     return Response(body, media_type="application/json")

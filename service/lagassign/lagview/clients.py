@@ -7,12 +7,20 @@ ones. :meth:`KafkaClients.read_group` reads one group (``DescribeGroups`` and
 ``OffsetFetch``); :meth:`KafkaClients.read_offsets` reads the log start and end
 offsets of topics. Neither raises for a Kafka failure: the failure is in the
 value they return.
+
+Topic offsets are read once per topic however many readers want them at the same
+time: a read of a topic already under way (for the refresh, or for an on-demand
+read of another group) is joined, not repeated, and it runs to its end even when
+the reader that started it gives up (its values are kept for the next reader).
+An on-demand read may also take a topic's values from a read younger than
+``max_age_s`` instead of reading it again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +75,25 @@ class OpenClients:
 
 
 @dataclass(frozen=True, slots=True)
+class OffsetsRead:
+    """One read of topic offsets under way, which several readers may wait for."""
+
+    topics: frozenset[str]
+    stable: frozenset[str]
+    task: asyncio.Task[dict[str, TopicOffsets]]
+
+    async def result(self, clients: OpenClients) -> dict[str, TopicOffsets]:
+        """The read's values; a reader that gives up does not stop the read."""
+        try:
+            return await asyncio.shield(self.task)
+        except asyncio.CancelledError:
+            if not self.task.cancelled():
+                raise
+        # The read was abandoned because the clients were dropped (an outage, or stop).
+        return {t: clients.offsets.stale(t, "the Kafka clients were closed") for t in self.topics}
+
+
+@dataclass(frozen=True, slots=True)
 class GroupRead:
     """What one read of a group found, or why it failed (``error``)."""
 
@@ -104,6 +131,9 @@ class KafkaClients:
             raise InvalidLagViewSettings("interval_s and request_timeout_s must be positive")
         self.request_timeout_s = request_timeout_s
         self._topic_offsets: dict[str, TopicOffsets] = {}
+        # When each topic was last read well, and whether last stable offsets were read too.
+        self._read_at: dict[str, tuple[float, bool]] = {}
+        self._reading: dict[str, OffsetsRead] = {}
         self._clients: OpenClients | None = None
         self._lock = asyncio.Lock()
 
@@ -118,6 +148,9 @@ class KafkaClients:
         """Close the clients; the next :meth:`ensure` opens new ones."""
         async with self._lock:
             clients, self._clients = self._clients, None
+        for read in {id(r): r for r in self._reading.values()}.values():
+            read.task.cancel()
+        self._reading.clear()
         if clients is not None:
             await _close_quietly(clients.admin, clients.uncommitted, clients.committed)
 
@@ -132,16 +165,79 @@ class KafkaClients:
             return GroupRead(group_id, error=f"group {group_id!r}: {failure_text(exc)}")
         return GroupRead(group_id, description, committed)
 
+    def known_offsets(self, topic: str) -> TopicOffsets | None:
+        """The last values read for ``topic``, if it was ever read."""
+        return self._topic_offsets.get(topic)
+
     async def read_offsets(
+        self,
+        clients: OpenClients,
+        topics: frozenset[str],
+        stable: frozenset[str],
+        max_age_s: float | None = None,
+    ) -> dict[str, TopicOffsets]:
+        """Every topic's offsets; a topic that could not be read keeps its last values, stale.
+
+        A read of a topic already under way is joined. With ``max_age_s``, a topic
+        read well less than ``max_age_s`` seconds ago is not read again.
+        """
+        out: dict[str, TopicOffsets] = {}
+        if max_age_s is not None:
+            out = {t: o for t in topics if (o := self._young(t, t in stable, max_age_s))}
+        joined: dict[int, OffsetsRead] = {}
+        missing: set[str] = set()
+        for topic in topics - out.keys():
+            under_way = self._reading.get(topic)
+            if under_way is not None and (topic not in stable or topic in under_way.stable):
+                joined[id(under_way)] = under_way
+            else:
+                missing.add(topic)
+        if missing:
+            started = self._start_read(clients, frozenset(missing), stable & missing)
+            joined[id(started)] = started
+        for read in joined.values():
+            values = await read.result(clients)
+            out.update((t, values[t]) for t in topics & read.topics)
+        return out
+
+    def _young(self, topic: str, stable: bool, max_age_s: float) -> TopicOffsets | None:
+        read_at = self._read_at.get(topic)
+        if read_at is None or (stable and not read_at[1]):
+            return None
+        if time.monotonic() - read_at[0] > max_age_s:
+            return None
+        return self._topic_offsets.get(topic)
+
+    def _start_read(
+        self, clients: OpenClients, topics: frozenset[str], stable: frozenset[str]
+    ) -> OffsetsRead:
+        task = asyncio.create_task(self._read(clients, topics, stable), name="lagassign-offsets")
+        read = OffsetsRead(topics, stable, task)
+        for topic in topics:
+            self._reading[topic] = read
+
+        def done(_: asyncio.Task[dict[str, TopicOffsets]]) -> None:
+            for topic in topics:
+                if self._reading.get(topic) is read:
+                    del self._reading[topic]
+
+        task.add_done_callback(done)
+        return read
+
+    async def _read(
         self, clients: OpenClients, topics: frozenset[str], stable: frozenset[str]
     ) -> dict[str, TopicOffsets]:
-        """Every topic's offsets; a topic that could not be read keeps its last values, stale."""
         try:
             layouts = await clients.offsets.layout(sorted(topics))
-            return await clients.offsets.read(layouts, stable)
+            values = await clients.offsets.read(layouts, stable)
         except KAFKA_FAILURES as exc:
             reason = f"topic metadata: {failure_text(exc)}"
             return {t: clients.offsets.stale(t, reason) for t in topics}
+        now = time.monotonic()
+        for topic, offsets in values.items():
+            if offsets.error is None and not any(p.stale for p in offsets.partitions.values()):
+                self._read_at[topic] = (now, topic in stable)
+        return values
 
     async def _open(self) -> OpenClients:
         timeout_ms = int(self.request_timeout_s * 1000) + 1000

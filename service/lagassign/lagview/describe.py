@@ -1,13 +1,14 @@
 """One group's lag, put together as ``kafka-consumer-groups --describe`` does.
 
 The rows are every partition of every topic the group has committed offsets on
-or is assigned, with the member that holds it in the live assignment, the
-group's committed offset, the topic's offsets and the lag by the lag rules.
+or is assigned, and of the topics its last rebalance named, with the member that
+holds it in the live assignment, the group's committed offset, the topic's
+offsets and the lag by the lag rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 
@@ -29,8 +30,13 @@ def describe_lag(
     reset: ResetPolicy,
     isolation: Isolation,
     as_of: datetime,
+    named: Iterable[str] = (),
 ) -> GroupSnapshot:
     """The snapshot of one group from what the refresh read.
+
+    ``named`` are topics the group reads though it may have neither commits nor
+    assignments on them (the topics its rebalance named): every partition of
+    theirs that ``offsets`` knows gets a row.
 
     ``listed`` (the group's ``ListGroups`` entry, when known) supplies the group
     type of KIP-848 and, for a ``consumer`` group (which ``DescribeGroups``
@@ -48,6 +54,8 @@ def describe_lag(
                 held[p] = member
     for topic, topic_commits in committed.items():
         topics.setdefault(topic, set()).update(topic_commits)
+    for topic in named:
+        topics.setdefault(topic, set())
 
     read_committed = isolation == "read_committed"
     rows: list[PartitionLag] = []

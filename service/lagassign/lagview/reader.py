@@ -7,7 +7,7 @@ through the same ``create_app(settings, lag_view=...)`` door.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Protocol
 
@@ -47,9 +47,11 @@ class LagReader(Protocol):
 
     def snapshots(self) -> Mapping[str, GroupSnapshot]: ...
 
-    def track(self, group_id: str) -> None: ...
+    def track(self, group_id: str, topics: Collection[str] = ()) -> None: ...
 
     @property
     def tracked_groups_evicted_total(self) -> int: ...
 
-    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None: ...
+    async def fetch_group(
+        self, group_id: str, budget_s: float, topics: Collection[str] = ()
+    ) -> GroupSnapshot | None: ...

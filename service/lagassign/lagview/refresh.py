@@ -3,7 +3,9 @@
 Each refresh lists the cluster's groups (one ``ListGroups``), reads each tracked
 group (``DescribeGroups`` and ``OffsetFetch``, one group per call, a bounded
 number at a time), then reads the log start and end offsets of every topic those
-groups read, once per topic whatever the number of groups, and publishes one
+groups read (assigned, committed, or named by their last ``/assign``), once per
+topic whatever the number of groups (a read of a topic already under way for an
+on-demand read is joined, not repeated), and publishes one
 :class:`~lagassign.lagview.snapshot.GroupSnapshot` per group into the
 :class:`~lagassign.lagview.store.SnapshotStore`. Then it tells its listeners
 (:mod:`lagassign.lagview.listeners`).

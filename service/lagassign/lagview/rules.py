@@ -2,8 +2,9 @@
 
 - ``lag = max(0, end - committed)``, where ``end`` is the high watermark, or the
   last stable offset for a group configured ``read_committed``;
-- no committed offset: the group's reset policy decides, ``latest`` -> 0,
-  ``earliest`` -> ``end - log_start``;
+- no committed offset: the consumer's reset policy decides, ``latest`` -> 0,
+  ``earliest`` -> ``end - log_start``, ``none`` -> unknown (the consumer would
+  fail rather than pick a start);
 - committed below ``log_start`` (records deleted): ``end - log_start``, flagged
   ``out_of_range``;
 - anything the rules need but the view does not know gives ``None`` (unknown),
@@ -18,6 +19,8 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 ResetPolicy = Literal["latest", "earliest"]
+# What a consumer's ``auto.offset.reset`` may say; ``none`` is not a group setting of the view.
+ConsumerResetPolicy = Literal["latest", "earliest", "none"]
 Isolation = Literal["read_uncommitted", "read_committed"]
 
 RESET_POLICIES: tuple[ResetPolicy, ...] = ("latest", "earliest")
@@ -43,16 +46,29 @@ def partition_lag(
 ) -> LagReading:
     """Apply the lag rules to one partition's offsets (``None`` = not known)."""
     if committed is None:
-        if reset == "latest":
-            return LagReading(0)
-        if end is None or log_start is None:
-            return LagReading(None)
-        return LagReading(max(0, end - log_start))
+        return LagReading(lag_without_commit(reset, log_start, end))
     if end is None:
         return LagReading(None)
     if log_start is not None and committed < log_start:
         return LagReading(max(0, end - log_start), out_of_range=True)
     return LagReading(max(0, end - committed))
+
+
+def lag_without_commit(
+    reset: ConsumerResetPolicy, log_start: int | None, end: int | None
+) -> int | None:
+    """The lag of a partition the group has no committed offset on, or ``None`` if unknown.
+
+    >>> lag_without_commit("earliest", 40, 100), lag_without_commit("latest", None, None)
+    (60, 0)
+    >>> lag_without_commit("earliest", None, 100) is None, lag_without_commit("none", 40, 100)
+    (True, None)
+    """
+    if reset == "latest":
+        return 0
+    if reset == "none" or end is None or log_start is None:
+        return None
+    return max(0, end - log_start)
 
 
 def lag_by_reset(reset: ResetPolicy, log_start: int | None, end: int | None) -> int:

@@ -126,6 +126,10 @@ class GroupSnapshot:
             )
         return out
 
+    def topics(self) -> frozenset[str]:
+        """The topics the snapshot lists at least one partition of."""
+        return frozenset(p.topic for p in self.partitions)
+
     @property
     def unknown_partitions(self) -> int:
         """How many listed partitions have an unknown lag."""

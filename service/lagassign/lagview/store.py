@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 
@@ -45,6 +45,7 @@ class SnapshotStore:
         default_reset_policy: ResetPolicy = "latest",
         isolation: Mapping[str, Isolation] | None = None,
         default_isolation: Isolation = "read_uncommitted",
+        offsets_max_age_s: float = 5.0,
         clock: Callable[[], datetime] = utc_now,
         max_on_demand_groups: int = 1_000,
         on_demand_idle_s: float = 3_600.0,
@@ -71,6 +72,9 @@ class SnapshotStore:
         self._snapshots: dict[str, GroupSnapshot] = {}
         self._listed: dict[str, ListedGroup] = {}
         self._group_topics: dict[str, frozenset[str]] = {}
+        self._named_topics: dict[str, frozenset[str]] = {}
+        # An on-demand read takes topic offsets read this recently instead of reading them again.
+        self._offsets_max_age_s = offsets_max_age_s
 
     # --- configuration ------------------------------------------------------------
 
@@ -92,11 +96,25 @@ class SnapshotStore:
         """Every cached snapshot, by group id (a read-only copy)."""
         return MappingProxyType(dict(self._snapshots))
 
-    def track(self, group_id: str) -> None:
-        """Track ``group_id`` from the next refresh on (forgetting any group this evicts)."""
+    def track(self, group_id: str, topics: Collection[str] = ()) -> None:
+        """Track ``group_id`` from the next refresh on, with the ``topics`` its rebalance named.
+
+        The topics replace those of the group's previous rebalance; the refresh
+        reads them for the group whether or not it has committed offsets on them.
+        Any group this evicts (idle, or past the cap) is forgotten.
+        """
         for dropped in self.tracking.register(group_id):
             self._snapshots.pop(dropped, None)
             self._group_topics.pop(dropped, None)
+            self._named_topics.pop(dropped, None)
+        if topics:
+            self._named_topics[group_id] = frozenset(topics)
+
+    def topics_read_for(self, group_id: str) -> frozenset[str]:
+        """The topics the group is read for: assigned, committed, or named by its rebalance."""
+        return self._group_topics.get(group_id, frozenset()) | self._named_topics.get(
+            group_id, frozenset()
+        )
 
     # --- what the refresh loop publishes ----------------------------------------------
 
@@ -110,7 +128,7 @@ class SnapshotStore:
         topics: set[str] = set()
         stable: set[str] = set()
         for group_id in group_ids:
-            read = self._group_topics.get(group_id, frozenset())
+            read = self.topics_read_for(group_id)
             topics |= read
             if self.isolation_of(group_id) == "read_committed":
                 stable |= read
@@ -125,9 +143,15 @@ class SnapshotStore:
     def publish(
         self, reads: Iterable[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
     ) -> list[GroupSnapshot]:
-        """Store one snapshot per read group; the fresh ones (read without error)."""
+        """Store one snapshot per read group; the fresh ones (read without error).
+
+        A snapshot read on demand after this refresh started is newer, and kept.
+        """
         fresh: list[GroupSnapshot] = []
         for read in reads:
+            previous = self._snapshots.get(read.group_id)
+            if previous is not None and previous.error is None and previous.as_of > as_of:
+                continue
             snapshot = self.snapshot_of(read, offsets, as_of)
             self._snapshots[read.group_id] = snapshot
             if snapshot.error is None:
@@ -145,14 +169,18 @@ class SnapshotStore:
             if previous is not None and previous.partitions:
                 return kept_stale(previous, error)
             return unread(read.group_id, error, as_of, reset, isolation)
+        named = self._named_topics.get(read.group_id, frozenset())
+        # A topic named after this refresh chose what to read: its last known values.
+        known = {t: o for t in named - offsets.keys() if (o := self._clients.known_offsets(t))}
         return describe_lag(
             read.description,
             self._listed.get(read.group_id),
             read.committed,
-            offsets,
+            {**known, **offsets} if known else offsets,
             reset,
             isolation,
             as_of,
+            named,
         )
 
     def mark_stale(self, reason: str) -> None:
@@ -166,30 +194,44 @@ class SnapshotStore:
             del self._snapshots[group_id]
         for group_id in [g for g in self._group_topics if g not in tracked]:
             del self._group_topics[group_id]
+        for group_id in [g for g in self._named_topics if g not in tracked]:
+            del self._named_topics[group_id]
 
     # --- on demand ----------------------------------------------------------------
 
-    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
-        """The snapshot of ``group_id`` now, reading it from Kafka if it is not cached.
+    async def fetch_group(
+        self, group_id: str, budget_s: float, topics: Collection[str] = ()
+    ) -> GroupSnapshot | None:
+        """The snapshot of ``group_id`` now, read from Kafka unless the cached one will do.
 
-        The group is tracked from now on. Returns ``None`` when Kafka does not
-        answer within ``budget_s`` seconds (the caller then goes on without lag).
+        The cached snapshot will do when it was read without error and lists
+        every one of ``topics`` (the topics the rebalance names). Otherwise the
+        group's committed offsets are read, and the log start and end offsets
+        of every topic it reads that the view did not read recently. The group
+        is tracked, with ``topics``, from now on. Returns ``None`` when Kafka
+        does not answer within ``budget_s`` seconds (the caller then goes on
+        without lag); an offsets read cut short by the budget still finishes and
+        serves the next reader.
         """
-        self.track(group_id)
+        self.track(group_id, topics)
         cached = self._snapshots.get(group_id)
-        if cached is not None and cached.error is None:
+        if cached is not None and cached.error is None and cached.topics() >= set(topics):
             return cached
         try:
             async with asyncio.timeout(budget_s):
                 clients = await self._clients.ensure()
                 read = await self._clients.read_group(clients, group_id)
                 if read.error is not None:
+                    log.info("on-demand read of group %r failed: %s", group_id, read.error)
                     return None
                 self._group_topics[group_id] = frozenset(read.topics())
-                topics = frozenset(read.topics())
+                wanted = self.topics_read_for(group_id)
                 committed = self.isolation_of(group_id) == "read_committed"
                 offsets = await self._clients.read_offsets(
-                    clients, topics, topics if committed else frozenset()
+                    clients,
+                    wanted,
+                    wanted if committed else frozenset(),
+                    self._offsets_max_age_s,
                 )
         except KAFKA_FAILURES as exc:
             log.info("on-demand read of group %r failed: %s", group_id, failure_text(exc))

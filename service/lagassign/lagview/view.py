@@ -9,7 +9,7 @@ answers reads from the store, so it is the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -77,6 +77,7 @@ class LagView(RefreshLoop):
             default_reset_policy=default_reset_policy,
             isolation=isolation,
             default_isolation=default_isolation,
+            offsets_max_age_s=interval_s,
             clock=clock,
             max_on_demand_groups=max_on_demand_groups,
             on_demand_idle_s=on_demand_idle_s,
@@ -107,15 +108,17 @@ class LagView(RefreshLoop):
         """Every cached snapshot, by group id (a read-only copy)."""
         return self.store.snapshots()
 
-    def track(self, group_id: str) -> None:
-        """Track ``group_id`` from the next refresh on."""
-        self.store.track(group_id)
+    def track(self, group_id: str, topics: Collection[str] = ()) -> None:
+        """Track ``group_id`` from the next refresh on, with the ``topics`` its rebalance named."""
+        self.store.track(group_id, topics)
 
     @property
     def tracked_groups_evicted_total(self) -> int:
         """On-demand groups dropped so far (idle, or past the cap)."""
         return self.store.tracking.evicted_total
 
-    async def fetch_group(self, group_id: str, budget_s: float) -> GroupSnapshot | None:
-        """The snapshot of ``group_id`` now, read from Kafka within ``budget_s`` if not cached."""
-        return await self.store.fetch_group(group_id, budget_s)
+    async def fetch_group(
+        self, group_id: str, budget_s: float, topics: Collection[str] = ()
+    ) -> GroupSnapshot | None:
+        """The snapshot of ``group_id`` listing ``topics``, read within ``budget_s`` if need be."""
+        return await self.store.fetch_group(group_id, budget_s, topics)
