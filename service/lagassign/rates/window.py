@@ -1,0 +1,333 @@
+"""The rate window: per group and partition, the offsets of the last minutes, fed by each refresh.
+
+:class:`RateWindow` is a refresh listener of the lag view
+(:mod:`lagassign.lagview.listeners`): after every refresh it adds, for each
+partition of each freshly read group, one point (the snapshot's time, the log
+end offset, the committed offset). The figures
+(:mod:`lagassign.rates.figures`) are read from it at any time: produce rate,
+consume rate and time lag per partition, and a group's lag over time.
+
+Memory is bounded twice. A point leaves once the next one is older than the
+window (``window_s``; the one point at or before the window's start stays, so
+a step ending inside the window and a time lag reaching its start are both
+seen). And the points are at least ``window_s / max_points`` apart: a new
+point replaces the newest one while that one is closer than this to the one
+before (only when both steps count, so resets and gaps always keep their
+points), so a partition never holds more than ``max_points`` + 2 points
+whatever the refresh interval. Each point is three 64-bit integers in
+``array('q')`` columns, about 24 bytes.
+
+The rates are kept as running sums (counted growth and counted milliseconds),
+updated as points come and go, so reading them is O(1); the time lag is a
+binary search. A group that has not been read for a whole window is
+forgotten, and so is a partition its group no longer lists.
+"""
+
+from __future__ import annotations
+
+import logging
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.rates.figures import NO_OFFSET, incarnation_start, step_counts, time_lag_s
+
+log = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+
+DEFAULT_WINDOW_S = 900.0
+DEFAULT_MAX_POINTS = 64
+#: The longest step that counts is at least this long (the pipeline's default).
+MIN_MAX_GAP_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionRates:
+    """The live figures of one partition; ``None`` where nothing honest can be said."""
+
+    lag_seconds: float | None
+    produce_rate: float | None
+    consume_rate: float | None
+
+
+UNKNOWN_RATES = PartitionRates(None, None, None)
+
+
+class PartitionWindow:
+    """The points of one partition, oldest first, and the running sums of its rates."""
+
+    __slots__ = (
+        "times",
+        "ends",
+        "committed",
+        "start",
+        "end_grown",
+        "end_ms",
+        "committed_grown",
+        "committed_ms",
+    )
+
+    def __init__(self) -> None:
+        self.times = array("q")
+        self.ends = array("q")
+        self.committed = array("q")
+        #: Index of the first point since the log end last moved back.
+        self.start = 0
+        self.end_grown = 0
+        self.end_ms = 0
+        self.committed_grown = 0
+        self.committed_ms = 0
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    # --- the sums, one step at a time ------------------------------------------------
+
+    def _step(self, i: int, sign: int, max_gap_ms: int) -> tuple[bool, bool]:
+        """Add (``sign`` 1) or remove (-1) the step ending at point ``i``; whether each counts."""
+        dt = self.times[i] - self.times[i - 1]
+        end_step = self.ends[i] - self.ends[i - 1]
+        end_ok = step_counts(dt, end_step, max_gap_ms)
+        if end_ok:
+            self.end_grown += sign * end_step
+            self.end_ms += sign * dt
+        before, after = self.committed[i - 1], self.committed[i]
+        committed_ok = (
+            before != NO_OFFSET
+            and after != NO_OFFSET
+            and step_counts(dt, after - before, max_gap_ms)
+        )
+        if committed_ok:
+            self.committed_grown += sign * (after - before)
+            self.committed_ms += sign * dt
+        return end_ok, committed_ok
+
+    def _pop_newest(self, max_gap_ms: int) -> None:
+        self._step(len(self.times) - 1, -1, max_gap_ms)
+        for column in (self.times, self.ends, self.committed):
+            column.pop()
+        if self.start >= len(self.times):
+            self.start = incarnation_start(self.ends)
+
+    def _pop_oldest(self, max_gap_ms: int) -> None:
+        self._step(1, -1, max_gap_ms)
+        for column in (self.times, self.ends, self.committed):
+            del column[0]
+        self.start = max(0, self.start - 1)
+
+    # --- adding a point ------------------------------------------------------------------
+
+    def add(
+        self,
+        t_ms: int,
+        end: int,
+        committed: int,
+        *,
+        window_ms: int,
+        spacing_ms: int,
+        max_gap_ms: int,
+        max_points: int,
+    ) -> None:
+        """Add the point of one refresh, then drop what the window no longer needs."""
+        times = self.times
+        if times and t_ms <= times[-1]:
+            return  # the same refresh twice, or a clock that went back: keep what we have
+        n = len(times)
+        if (
+            n >= 2
+            and times[-1] - times[-2] < spacing_ms
+            and t_ms - times[-2] <= max_gap_ms
+            and self._mergeable(end, committed)
+        ):
+            self._pop_newest(max_gap_ms)
+        times.append(t_ms)
+        self.ends.append(end)
+        self.committed.append(committed)
+        n = len(times)
+        if n >= 2:
+            self._step(n - 1, 1, max_gap_ms)
+            if self.ends[-1] < self.ends[-2]:
+                self.start = n - 1
+        while len(times) >= 2 and (times[1] <= t_ms - window_ms or len(times) > max_points + 2):
+            self._pop_oldest(max_gap_ms)
+
+    def _mergeable(self, end: int, committed: int) -> bool:
+        """Whether the newest point can be replaced: its step and the new one both move forward.
+
+        Only then is the replacing step the sum of the two (the rates and the
+        reset points stay the same). The caller checks that it spans no gap.
+        """
+        e1, e2 = self.ends[-2], self.ends[-1]
+        c1, c2 = self.committed[-2], self.committed[-1]
+        if not (e1 <= e2 <= end):
+            return False
+        if NO_OFFSET in (c1, c2, committed):
+            return c1 == c2 == committed == NO_OFFSET
+        return c1 <= c2 <= committed
+
+    # --- reading -------------------------------------------------------------------------
+
+    def produce_rate(self) -> float | None:
+        return self.end_grown * 1000 / self.end_ms if self.end_ms > 0 else None
+
+    def consume_rate(self) -> float | None:
+        return self.committed_grown * 1000 / self.committed_ms if self.committed_ms > 0 else None
+
+    def time_lag_s(self) -> float | None:
+        if not self.times:
+            return None
+        return time_lag_s(self.times, self.ends, self.committed[-1], self.start)
+
+
+class RateWindow:
+    """Every tracked group's partition windows; a refresh listener of the lag view.
+
+    - ``window_s``: how far back the window reaches (default 15 minutes);
+    - ``max_points``: the most points a partition keeps (besides the newest and
+      the one before the window's start);
+    - ``refresh_interval_s``: the lag view's; a step longer than
+      ``max(60 s, 3 refresh intervals + the point spacing)`` is a gap.
+    """
+
+    def __init__(
+        self,
+        *,
+        window_s: float = DEFAULT_WINDOW_S,
+        max_points: int = DEFAULT_MAX_POINTS,
+        refresh_interval_s: float = 10.0,
+    ) -> None:
+        if window_s <= 0 or refresh_interval_s <= 0:
+            raise ValueError("window_s and refresh_interval_s must be positive")
+        if max_points < 2:
+            raise ValueError("max_points must be at least 2")
+        self.window_ms = round(window_s * 1000)
+        self.max_points = max_points
+        self.spacing_ms = self.window_ms // max_points
+        self.max_gap_ms = max(
+            round(MIN_MAX_GAP_S * 1000), round(3 * refresh_interval_s * 1000) + self.spacing_ms
+        )
+        self._groups: dict[str, dict[TopicPartition, PartitionWindow]] = {}
+        self._newest: dict[str, int] = {}
+
+    @property
+    def window_s(self) -> float:
+        return self.window_ms / 1000
+
+    # --- as a refresh listener -------------------------------------------------------------
+
+    async def refreshed(self, refresh: Refresh) -> None:
+        newest = 0
+        for snapshot in refresh.fresh:
+            newest = max(newest, self.record(snapshot))
+        if newest:
+            self.forget_older_than(newest - self.window_ms)
+
+    async def close(self) -> None:
+        """Nothing to finish: the window lives in memory only."""
+
+    # --- feeding -------------------------------------------------------------------------
+
+    def record(self, snapshot: GroupSnapshot) -> int:
+        """Add one point per partition of ``snapshot`` with a known log end; its time in ms.
+
+        A partition the snapshot no longer lists leaves the window; a row kept
+        from an earlier refresh (``stale``) adds nothing.
+        """
+        t_ms = round(snapshot.as_of.timestamp() * 1000)
+        old = self._groups.get(snapshot.group_id, {})
+        windows: dict[TopicPartition, PartitionWindow] = {}
+        window_ms, spacing_ms = self.window_ms, self.spacing_ms
+        max_gap_ms, max_points = self.max_gap_ms, self.max_points
+        for p in snapshot.partitions:
+            key = (p.topic, p.partition)
+            window = old.get(key)
+            if window is None:
+                window = PartitionWindow()
+            windows[key] = window
+            if p.stale or p.log_end_offset is None:
+                continue
+            committed = NO_OFFSET if p.current_offset is None else p.current_offset
+            window.add(
+                t_ms,
+                p.log_end_offset,
+                committed,
+                window_ms=window_ms,
+                spacing_ms=spacing_ms,
+                max_gap_ms=max_gap_ms,
+                max_points=max_points,
+            )
+        self._groups[snapshot.group_id] = windows
+        self._newest[snapshot.group_id] = t_ms
+        return t_ms
+
+    def forget_older_than(self, t_ms: int) -> None:
+        """Drop the groups whose newest point is older than ``t_ms``."""
+        for group_id in [g for g, newest in self._newest.items() if newest < t_ms]:
+            del self._newest[group_id]
+            self._groups.pop(group_id, None)
+
+    def forget(self, group_id: str) -> None:
+        self._newest.pop(group_id, None)
+        self._groups.pop(group_id, None)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def groups(self) -> list[str]:
+        return sorted(self._groups)
+
+    def partition_window(self, group_id: str, topic: str, partition: int) -> PartitionWindow | None:
+        return self._groups.get(group_id, {}).get((topic, partition))
+
+    def rates_of(self, snapshot: GroupSnapshot) -> dict[TopicPartition, PartitionRates]:
+        """The figures of every partition of ``snapshot``.
+
+        Time lag: 0 when the snapshot's lag is 0 (by the lag rules), ``None``
+        when its lag or its committed offset is unknown, else from the window.
+        """
+        windows = self._groups.get(snapshot.group_id, {})
+        out: dict[TopicPartition, PartitionRates] = {}
+        for p in snapshot.partitions:
+            key = (p.topic, p.partition)
+            window = windows.get(key)
+            if window is None:
+                out[key] = PartitionRates(0.0 if p.lag == 0 else None, None, None)
+                continue
+            if p.lag == 0:
+                lag_seconds: float | None = 0.0
+            elif p.lag is None or p.current_offset is None:
+                lag_seconds = None
+            else:
+                lag_seconds = window.time_lag_s()
+            out[key] = PartitionRates(lag_seconds, window.produce_rate(), window.consume_rate())
+        return out
+
+    def lag_line(
+        self, group_id: str, partitions: Iterable[TopicPartition]
+    ) -> list[tuple[int, int]]:
+        """``(time ms, lag)`` over the window: the summed record lag of ``partitions``.
+
+        At each time any of them has a point, the lags (log end - committed,
+        at least 0) of those that have one then and a known committed offset.
+        The partitions of one group share their refresh times.
+        """
+        windows = self._groups.get(group_id, {})
+        summed: dict[int, int] = {}
+        for key in partitions:
+            window = windows.get(key)
+            if window is None:
+                continue
+            for t, end, committed in zip(window.times, window.ends, window.committed, strict=True):
+                if committed != NO_OFFSET:
+                    summed[t] = summed.get(t, 0) + max(0, end - committed)
+        return sorted(summed.items())
+
+    def sizes(self) -> tuple[int, int]:
+        """How many partition windows and points the window holds."""
+        windows = [w for group in self._groups.values() for w in group.values()]
+        return len(windows), sum(len(w) for w in windows)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.groups())
