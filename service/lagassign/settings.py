@@ -43,6 +43,7 @@ ENV_PREFIX = "LAGASSIGN_"
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 LogLevel = Literal["critical", "error", "warning", "info", "debug"]
+LagModel = Literal["backlog", "load"]
 
 SECRET_FIELDS = frozenset({"token", "sasl_password"})
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -184,6 +185,16 @@ class Settings(BaseSettings):
     answer_log_max_bytes: int = Field(64 * 1024 * 1024, ge=1024, le=2**40)
     #: Export lagassign_partition_lag (switch off for groups with very many partitions).
     partition_metrics: bool = True
+
+    # Live rates and time lag
+    #: How far back the rate window reaches, in seconds (produce/consume rate, time lag).
+    rate_window_s: float = Field(900.0, ge=10, le=86_400)
+    #: The most points one partition keeps in the window (they are spread over it).
+    rate_window_points: int = Field(64, ge=2, le=10_000)
+    #: The weight /assign uses from the lag view: ``backlog`` (lag) or ``load``
+    #: (lag + produce rate x ``LAGASSIGN_LOAD_HORIZON_S``).
+    lag_model: LagModel = "backlog"
+    load_horizon_s: float = Field(60.0, gt=0, le=86_400)
 
     # Kafka security
     security_protocol: SecurityProtocol = "PLAINTEXT"

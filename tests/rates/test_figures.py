@@ -89,9 +89,9 @@ steps = st.lists(
 )
 
 
-def window_of(start_end: int, start_committed: int, walk: list[tuple[int, int, int]]) -> tuple[
-    list[int], list[int], list[int]
-]:
+def window_of(
+    start_end: int, start_committed: int, walk: list[tuple[int, int, int]]
+) -> tuple[list[int], list[int], list[int]]:
     times, ends, committed = [0], [start_end], [start_committed]
     for dt, de, dc in walk:
         times.append(times[-1] + dt)

@@ -82,10 +82,13 @@ def test_deleted_and_recreated_topic() -> None:
     # Recreated without a refresh in between: the log end moves back inside the window.
     window = fed(RateWindow(refresh_interval_s=10), before + after)
     got = rates(window, after[-1])[("t", 0)]
-    assert got.produce_rate is not None and got.produce_rate >= 0
+    assert got.produce_rate is not None
+    assert got.produce_rate >= 0
     assert got.consume_rate == 0.0
     w = window.partition_window("g", "t", 0)
-    assert w is not None and w.ends[w.start] == 0 and w.ends[w.start - 1] == 1_200
+    assert w is not None
+    assert w.ends[w.start] == 0
+    assert w.ends[w.start - 1] == 1_200
 
 
 def test_offset_reset_and_unknown_commits() -> None:
@@ -117,7 +120,8 @@ def test_gaps_do_not_count_and_stale_rows_add_nothing() -> None:
     got = rates(window, shots[-2])[("t", 0)]
     assert got.produce_rate == 10.0
     w = window.partition_window("g", "t", 0)
-    assert w is not None and len(w) == 4
+    assert w is not None
+    assert len(w) == 4
 
 
 def test_a_group_unseen_for_a_whole_window_is_forgotten() -> None:

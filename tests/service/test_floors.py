@@ -17,9 +17,10 @@ LEAVES = {"", "settings", "errors", "redaction", "limits"}
 MAY_IMPORT = {
     "cli": {"assign", "core", "serve"},
     "serve": {"http"},
-    "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core"},
-    "groups": {"assign", "lagview", "core"},
-    "metrics": {"assign", "lagview", "core"},
+    "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core", "rates"},
+    "groups": {"assign", "lagview", "core", "rates"},
+    "metrics": {"assign", "lagview", "core", "rates"},
+    "rates": {"assign", "lagview"},
     "assign": {"forecast", "lagview", "core"},
     "history": {"lagview"},
     "forecast": set(),
@@ -69,4 +70,5 @@ def test_every_room_is_a_folder_and_the_top_holds_only_entry_points_and_leaves()
         "http",
         "lagview",
         "metrics",
+        "rates",
     }

@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 # How long past its budget an on-demand fetch may run before it is abandoned.
 FETCH_GRACE_S = 0.05
 
-LagOrigin = Literal["request", "kafka", "forecast", "none"]
+# "kafka-load": the lag view's lags plus produce rate x horizon (lagassign.rates.load).
+LagOrigin = Literal["request", "kafka", "kafka-load", "forecast", "none"]
 
 
 @dataclass(frozen=True, slots=True)

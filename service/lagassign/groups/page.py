@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from lagassign.assign.answer import iso_utc
+from lagassign.groups.rates import GroupRates
 from lagassign.groups.report import (
     Freshness,
     GroupHeader,
@@ -22,6 +23,7 @@ from lagassign.groups.report import (
     LiveMatch,
     MemberLag,
 )
+from lagassign.groups.sparkline import lag_sparkline
 
 # The partition table of a huge group is cut here; the JSON always has every row.
 MAX_PARTITION_ROWS = 2_000
@@ -131,6 +133,9 @@ def render_group(report: GroupReport) -> str:
         fact("partitions", h.partitions),
         fact("total lag", h.total_lag),
         fact("unknown lags", h.unknown_partitions),
+        fact("worst time lag (s)", fmt_seconds(report.rates.group.lag_seconds_max)),
+        fact("produce rate (records/s)", fmt_rate(report.rates.group.produce_rate)),
+        fact("consume rate (records/s)", fmt_rate(report.rates.group.consume_rate)),
         "</div>",
         '<div class="facts" id="freshness">',
         fact("as of", iso_utc(f.as_of) if f.as_of else None),
@@ -159,6 +164,8 @@ def member_section(report: GroupReport) -> list[str]:
         th("member"),
         th("lag bar"),
         th("lag", num=True),
+        th("worst time lag (s)", num=True),
+        th("lag over time"),
         th("share", num=True),
         th(f"lag with {report.skew.default_strategy}", num=True),
         th("partitions", num=True),
@@ -166,9 +173,9 @@ def member_section(report: GroupReport) -> list[str]:
         th("host"),
         "</tr></thead><tbody>",
     ]
-    out += [member_row(m, target.get(m.member_id), scale) for m in members]
+    out += [member_row(m, target.get(m.member_id), scale, report.rates) for m in members]
     if not members:
-        out.append('<tr><td colspan="8" class="null">no live members</td></tr>')
+        out.append('<tr><td colspan="10" class="null">no live members</td></tr>')
     out.append("</tbody></table>")
     if report.unassigned_partitions:
         out.append(
@@ -178,8 +185,9 @@ def member_section(report: GroupReport) -> list[str]:
     return out
 
 
-def member_row(m: MemberLag, what_if: int | None, scale: int) -> str:
+def member_row(m: MemberLag, what_if: int | None, scale: int, rates: GroupRates) -> str:
     bars = bar("live", m.member_id, m.lag, scale)
+    line = lag_sparkline(rates.lines.get(m.member_id, ()), m.member_id)
     if what_if is not None:
         bars += bar("balanced", m.member_id, what_if, scale)
     return (
@@ -187,6 +195,8 @@ def member_row(m: MemberLag, what_if: int | None, scale: int) -> str:
         + td(m.member_id, mono=True)
         + f"<td>{bars}</td>"
         + td(m.lag, num=True)
+        + td(fmt_seconds(rates.of_member(m.member_id).lag_seconds_max), num=True)
+        + f"<td>{line}</td>"
         + td(fmt_share(m.share), num=True)
         + td(what_if, num=True)
         + td(m.partitions, num=True)
@@ -304,11 +314,23 @@ def partition_section(report: GroupReport) -> list[str]:
         "log_end_offset",
         "log_start_offset",
         "lag",
+        "lag_seconds",
+        "produce_rate",
+        "consume_rate",
         "consumer_id",
         "host",
         "client_id",
     )
-    numeric = {"partition", "current_offset", "log_end_offset", "log_start_offset", "lag"}
+    numeric = {
+        "partition",
+        "current_offset",
+        "log_end_offset",
+        "log_start_offset",
+        "lag",
+        "lag_seconds",
+        "produce_rate",
+        "consume_rate",
+    }
     out = [
         "<h2>Partitions</h2>",
         '<table id="partitions"><thead><tr>',
@@ -317,6 +339,7 @@ def partition_section(report: GroupReport) -> list[str]:
         "</tr></thead><tbody>",
     ]
     for p in shown:
+        f = report.rates.of_partition(p.topic, p.partition)
         flags = " ".join(
             f for f, on in (("out_of_range", p.out_of_range), ("stale", p.stale)) if on
         )
@@ -328,6 +351,9 @@ def partition_section(report: GroupReport) -> list[str]:
             + td(p.log_end_offset, num=True)
             + td(p.log_start_offset, num=True)
             + td(p.lag, num=True)
+            + td(fmt_seconds(f.lag_seconds), num=True)
+            + td(fmt_rate(f.produce_rate), num=True)
+            + td(fmt_rate(f.consume_rate), num=True)
             + td(p.consumer_id, mono=True)
             + td(p.host)
             + td(p.client_id)
@@ -335,7 +361,7 @@ def partition_section(report: GroupReport) -> list[str]:
             + "</tr>"
         )
     if not rows:
-        out.append('<tr><td colspan="10" class="null">no partitions</td></tr>')
+        out.append('<tr><td colspan="13" class="null">no partitions</td></tr>')
     out.append("</tbody></table>")
     if len(rows) > len(shown):
         out.append(
@@ -432,6 +458,14 @@ def weights_line(weights: dict[str, Any] | None) -> str:
     if weights["last_error"] is not None:
         text += f' <span class="error">Unusable: {escape(str(weights["last_error"]))}</span>'
     return f'<p id="weights"{css}>{text}</p>'
+
+
+def fmt_seconds(value: float | None) -> str | None:
+    return None if value is None else f"{value:.1f}"
+
+
+def fmt_rate(value: float | None) -> str | None:
+    return None if value is None else f"{value:.2f}"
 
 
 def fmt_ratio(value: float | None) -> str | None:

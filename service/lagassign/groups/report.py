@@ -37,6 +37,7 @@ from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import Assignment, Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
+from lagassign.groups.rates import NO_RATES, GroupRates
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
 HOT_PARTITIONS = 5
@@ -257,14 +258,21 @@ class GroupReport:
     skew: Skew
     last_answers: tuple[AnswerRecord, ...]
     live_vs_last_answer: LiveMatch
+    #: Live rates and time lag (:mod:`lagassign.groups.rates`).
+    rates: GroupRates = NO_RATES
 
     def to_json(self) -> dict[str, Any]:
+        rates = self.rates
         return {
             "group_id": self.group_id,
             "freshness": self.freshness.to_json(),
             "header": self.header.to_json(),
-            "partitions": [partition_row(p) for p in self.partitions],
-            "members": [m.to_json() for m in self.members],
+            "rates": rates.to_json(),
+            "partitions": [
+                partition_row(p) | rates.partition_json(p.topic, p.partition)
+                for p in self.partitions
+            ],
+            "members": [m.to_json() | rates.of_member(m.member_id).to_json() for m in self.members],
             "unassigned": {
                 "partitions": self.unassigned_partitions,
                 "lag": self.unassigned_lag,
@@ -310,6 +318,7 @@ def group_report(
     now: datetime,
     stale_after_s: float | None = None,
     refresh_error: str | None = None,
+    rates: GroupRates = NO_RATES,
 ) -> GroupReport:
     """The full report of one group; ``answers`` newest first."""
     header = group_header(snapshot)
@@ -338,6 +347,7 @@ def group_report(
         ),
         last_answers=tuple(answers),
         live_vs_last_answer=compare_live(snapshot, live, answers[0] if answers else None),
+        rates=rates,
     )
 
 

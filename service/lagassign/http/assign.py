@@ -29,8 +29,16 @@ from lagassign.assign.request import (
 from lagassign.assign.topic_ids import keyed_by_topic_id, resolve_topic_ids
 from lagassign.errors import RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
-from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, MetricsDep, SettingsDep
+from lagassign.http.parts import (
+    AnswersDep,
+    ForecastDep,
+    LagViewDep,
+    MetricsDep,
+    RatesDep,
+    SettingsDep,
+)
 from lagassign.http.schemas import AssignResponse
+from lagassign.rates.load import with_load
 
 PATH = "/assign"
 
@@ -78,6 +86,7 @@ async def assign(
     forecast: ForecastDep,
     answers: AnswersDep,
     metrics: MetricsDep,
+    rates: RatesDep,
 ) -> Response:
     started = time.perf_counter()
     require_json(request)
@@ -92,6 +101,8 @@ async def assign(
         named = resolve_topic_ids(parsed, index)
         parsed, by_id, budget_s = named.request, named.topic_ids, 0.0
     lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
+    if settings.lag_model == "load" and rates is not None:
+        lag = with_load(lag, parsed.group_id, rates, settings.load_horizon_s)
     big = partition_total(parsed) > THREAD_PARTITIONS
     answer, body = await off_loop(
         big, answer_and_body, parsed, lag, settings.default_strategy, by_id

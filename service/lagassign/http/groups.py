@@ -22,9 +22,10 @@ from starlette.concurrency import run_in_threadpool
 
 from lagassign.errors import UnknownGroup
 from lagassign.groups.page import render_group, render_group_list
-from lagassign.groups.report import group_report, group_summary
+from lagassign.groups.rates import NO_RATES, group_rates
+from lagassign.groups.report import group_report, group_summary, live_assignment
 from lagassign.http.auth import require_token
-from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, SettingsDep
+from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, RatesDep, SettingsDep
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -90,10 +91,21 @@ async def list_groups(
     responses={**RESPONSES, 404: {"description": "The group is neither tracked nor answered"}},
 )
 async def get_group(
-    group_id: str, request: Request, settings: SettingsDep, view: LagViewDep, answers: AnswersDep
+    group_id: str,
+    request: Request,
+    settings: SettingsDep,
+    view: LagViewDep,
+    answers: AnswersDep,
+    window: RatesDep,
 ) -> Response:
-    """One group: freshness, header, partitions, members, skew, last answers."""
+    """One group: freshness, header, rates, partitions, members, skew, last answers."""
     snapshot = view.snapshot(group_id) if view is not None else None
+    # Read on the event loop, where the refresh loop feeds the window.
+    rates = (
+        group_rates(snapshot, window, live_assignment(snapshot))
+        if snapshot is not None and window is not None
+        else NO_RATES
+    )
     recent = answers.recent(group_id)
     if snapshot is None and not recent:
         raise UnknownGroup(f"group {group_id!r} is not tracked", {"group_id": group_id})
@@ -112,6 +124,7 @@ async def get_group(
             now=now,
             stale_after_s=stale_after,
             refresh_error=refresh_error,
+            rates=rates,
         )
         if as_html:
             return html(render_group(report))

@@ -16,6 +16,7 @@ from lagassign.forecast.source import ForecastSource
 from lagassign.http.sidecar import Sidecar
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics import ServiceMetrics
+from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 
 
@@ -59,3 +60,10 @@ LagViewDep = Annotated[LagReader | None, Depends(current_lag_view)]
 AnswersDep = Annotated[AnswerLog, Depends(current_answers)]
 MetricsDep = Annotated[ServiceMetrics, Depends(current_metrics)]
 ForecastDep = Annotated[ForecastSource | None, Depends(current_forecast)]
+
+
+def current_rates(sidecar: SidecarDep) -> RateWindow | None:
+    return sidecar.rates
+
+
+RatesDep = Annotated[RateWindow | None, Depends(current_rates)]

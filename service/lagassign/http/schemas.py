@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 
 class LagOut(BaseModel):
-    source: Literal["request", "kafka", "forecast", "none"]
+    source: Literal["request", "kafka", "kafka-load", "forecast", "none"]
     as_of: str | None
     age_seconds: float | None
     complete: bool

@@ -2,9 +2,10 @@
 
 :func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
 It makes the metrics, the lag view (the real one over the configured cluster,
-the one a test passes in, or none), its refresh listeners (the metrics, and the
-history recorder when ``LAGASSIGN_HISTORY_DIR`` is set), the forecast source
-when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the answer log. Routes receive the
+the one a test passes in, or none), its refresh listeners (the metrics, the
+history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
+window), the forecast source when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the
+answer log. Routes receive the
 parts through the typed dependencies of :mod:`lagassign.http.parts`.
 """
 
@@ -23,6 +24,7 @@ from lagassign.lagview.reader import LagReader
 from lagassign.lagview.rules import Isolation
 from lagassign.lagview.view import LagView
 from lagassign.metrics import ServiceMetrics, service_metrics
+from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 
 CLIENT_ID = "lagassign"
@@ -37,6 +39,8 @@ class Sidecar:
     answers: AnswerLog
     metrics: ServiceMetrics
     forecast: ForecastSource | None
+    #: The live rate window (with the real lag view only).
+    rates: RateWindow | None = None
 
 
 def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
@@ -46,10 +50,15 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         max_groups=settings.max_tracked_groups,
         group_idle_s=settings.tracked_group_idle_s,
     )
+    rates: RateWindow | None = None
     if kafka:
-        lag_view = kafka_lag_view(settings, listeners=refresh_listeners(settings, metrics))
+        rates = rate_window(settings)
+        listeners = [*refresh_listeners(settings, metrics), rates]
+        lag_view = kafka_lag_view(settings, listeners=listeners)
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
+    if lag_view is not None and rates is not None:
+        metrics.collect_rates_of(lag_view, rates)
     forecast = ForecastSource.from_settings(settings)
     if forecast is not None:
         metrics.collect_weights_of(forecast)
@@ -57,7 +66,16 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     answers = AnswerLog(
         max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes
     )
-    return Sidecar(settings, lag_view, answers, metrics, forecast)
+    return Sidecar(settings, lag_view, answers, metrics, forecast, rates)
+
+
+def rate_window(settings: Settings) -> RateWindow:
+    """The live rate window, a refresh listener of the lag view."""
+    return RateWindow(
+        window_s=settings.rate_window_s,
+        max_points=settings.rate_window_points,
+        refresh_interval_s=settings.refresh_interval_s,
+    )
 
 
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:

@@ -18,6 +18,13 @@ snapshots at scrape time, so a scrape never waits on Kafka:
 - ``lagassign_lag_refresh_errors_total``, ``lagassign_kafka_up``
 - ``lagassign_tracked_groups_evicted_total`` (groups tracked on demand, then dropped)
 
+Live rates and time lag (:mod:`lagassign.metrics.rates`), read from the rate window:
+
+- ``lagassign_group_lag_seconds_max{group}``, ``lagassign_group_produce_rate{group}``,
+  ``lagassign_group_consume_rate{group}``
+- ``lagassign_partition_lag_seconds``, ``lagassign_partition_produce_rate``,
+  ``lagassign_partition_consume_rate`` ``{group,topic,partition}`` (same switch)
+
 And ``lagassign_build_info{version}`` (:mod:`lagassign.metrics.registry`).
 """
 

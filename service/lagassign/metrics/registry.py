@@ -11,6 +11,8 @@ from lagassign.lagview.reader import LagReader
 from lagassign.metrics.assign import AssignMetrics
 from lagassign.metrics.forecast import ForecastWeightsCollector, WeightsReader
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
+from lagassign.metrics.rates import RatesCollector
+from lagassign.rates.window import RateWindow
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,12 @@ class ServiceMetrics:
     def collect_lag_of(self, lag_view: LagReader) -> None:
         """Expose the lag of ``lag_view``'s cached snapshots at every scrape."""
         self.registry.register(LagViewCollector(lag_view, partition_metrics=self.partition_metrics))
+
+    def collect_rates_of(self, lag_view: LagReader, rates: RateWindow) -> None:
+        """Expose the live rates and time lag of ``lag_view``'s groups at every scrape."""
+        self.registry.register(
+            RatesCollector(lag_view, rates, partition_metrics=self.partition_metrics)
+        )
 
 
 def service_metrics(

@@ -60,14 +60,14 @@ class PartitionWindow:
     """The points of one partition, oldest first, and the running sums of its rates."""
 
     __slots__ = (
-        "times",
-        "ends",
         "committed",
-        "start",
-        "end_grown",
-        "end_ms",
         "committed_grown",
         "committed_ms",
+        "end_grown",
+        "end_ms",
+        "ends",
+        "start",
+        "times",
     )
 
     def __init__(self) -> None:
