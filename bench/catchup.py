@@ -220,6 +220,7 @@ async def bench(
     starts: Sequence[Start],
     seed: int,
     out: Path,
+    lag_model: str = "backlog",
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -232,6 +233,7 @@ async def bench(
             # reset_policy overrides this default.
             "LAGASSIGN_RESET_POLICY": "earliest",
             "LAGASSIGN_LOG_LEVEL": "warning",
+            "LAGASSIGN_LAG_MODEL": lag_model,
         },
         out / "sidecar.log",
     )
@@ -248,6 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "catchup")
     parser.add_argument("--scenario", action="append", help="only these scenarios")
+    parser.add_argument(
+        "--lag-model",
+        choices=("backlog", "load"),
+        default="backlog",
+        help="the sidecar's LAGASSIGN_LAG_MODEL (load: lag + produce rate x horizon)",
+    )
     parser.add_argument("--assignor", action="append", choices=ASSIGNORS, help="only these")
     parser.add_argument(
         "--start",
@@ -273,7 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     began = time.monotonic()
     with local_broker(args.bootstrap, prefix="lagassign-catchup-") as bootstrap:
-        asyncio.run(bench(bootstrap, chosen, assignors, starts, args.seed, args.out))
+        asyncio.run(
+            bench(bootstrap, chosen, assignors, starts, args.seed, args.out, args.lag_model)
+        )
     print(
         f"catch-up benchmark: {time.monotonic() - began:.0f} s wall,"
         f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; plots in {args.out}",
