@@ -176,7 +176,7 @@ async def test_paused_group_time_lag_grows_one_second_per_second_then_drains(
 
         async def drained() -> bool:
             row = await partition(client, group, 0)
-            return row["lag"] == 0 and row["lag_seconds"] == 0.0
+            return bool(row["lag"] == 0 and row["lag_seconds"] == 0.0)
 
         await until(drained, "time lag back to 0 after the drain")
         done = await partition(client, group, 0)
