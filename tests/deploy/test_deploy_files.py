@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from lagassign.http.sidecar import build_sidecar
+from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
@@ -61,6 +62,7 @@ def exported_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     weights = tmp_path_factory.mktemp("weights") / "forecast-weights.json"
     settings = Settings.from_environ({"LAGASSIGN_WEIGHTS_PATH": str(weights)})
     sidecar = build_sidecar(settings, lag_view=view, kafka=False)
+    sidecar.metrics.collect_rates_of(view, RateWindow())
     suffixes = {
         "counter": ("_total", "_created"),
         "histogram": ("_bucket", "_count", "_sum", "_created"),
