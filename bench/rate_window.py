@@ -17,7 +17,7 @@ numbers (no randomness). Reports, as JSON lines:
 Bar (with the lag view's own peak, measured by ``bench/lag_refresh.py``): the
 lag view with its window under 500 MiB.
 
-    .venv/bin/python bench/rate_window.py            # prints JSON lines
+    .venv/bin/python -m bench.rate_window            # prints JSON lines
 """
 
 from __future__ import annotations

@@ -21,10 +21,10 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
 
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
-from tests.kafka_fixture import LocalKafka
-from tests.lagview.kafka_builders import commit, create_topic, produce
 from tests.service.serving import served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
