@@ -83,7 +83,15 @@ def test_the_group_page_in_chromium(
     rows = page.rows_of("partition")
     assert len(rows) == len(RECORDS)
     for row in rows:
-        topic_cell, partition, current, end, start, lag, consumer, host, client, _ = row.cells
+        topic_cell, partition, current, end, start, lag, *live, consumer, host, client, _ = (
+            row.cells
+        )
+        # The live figures beside the record lag: time lag, produce and consume rate.
+        lag_seconds, produce, consume = live
+        if lag == "0":
+            assert lag_seconds == "0.0"
+        for figure in (lag_seconds, produce, consume):
+            assert figure == "null" or float(figure) >= 0
         expected = described[(topic_cell, int(partition))]
         assert (current, end, lag) == (
             expected["CURRENT-OFFSET"],
