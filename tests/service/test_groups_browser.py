@@ -83,11 +83,11 @@ def test_the_group_page_in_chromium(
     rows = page.rows_of("partition")
     assert len(rows) == len(RECORDS)
     for row in rows:
-        topic_cell, partition, current, end, start, lag, *live, consumer, host, client, _ = (
+        topic_cell, partition, current, end, start, lag, *figures, consumer, host, client, _ = (
             row.cells
         )
         # The live figures beside the record lag: time lag, produce and consume rate.
-        lag_seconds, produce, consume = live
+        lag_seconds, produce, consume = figures
         if lag == "0":
             assert lag_seconds == "0.0"
         for figure in (lag_seconds, produce, consume):
