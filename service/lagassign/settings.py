@@ -148,6 +148,14 @@ class Settings(BaseSettings):
     #: How long the last good weights stay in use after the file turns unusable.
     weights_error_grace_s: float = Field(60.0, ge=0, le=86_400)
 
+    # Rebalance advice (classic groups)
+    #: The share by which a rebalance must lower the worst member's lag to be advised.
+    advice_min_gain: float = Field(0.3, gt=0, lt=1)
+    #: How long that gain must hold, without a break, before a rebalance is advised.
+    advice_hold_s: float = Field(300.0, ge=0, le=86_400)
+    #: No advice within this long of the group's last rebalance.
+    advice_cooldown_s: float = Field(600.0, ge=0, le=604_800)
+
     # Lag view
     #: Comma-separated host:port list.
     bootstrap_servers: Annotated[tuple[str, ...], NoDecode] = ("127.0.0.1:9092",)

@@ -261,8 +261,11 @@ class JavaMember:
         classpath: str,
         log_dir: Path,
         commit: bool = True,
+        advise_ms: int | None = None,
     ) -> None:
         self.name = name
+        #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
+        self.enforced = 0
         self._command = [
             "java",
             "-Xmx256m",
@@ -277,6 +280,7 @@ class JavaMember:
             str(round(timeout_s * 1000)),
             name,
             "true" if commit else "false",
+            *([str(advise_ms)] if advise_ms is not None else []),
         ]
         self._log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] | None = None
@@ -308,6 +312,8 @@ class JavaMember:
                     self._partitions = set()
                 elif event["event"] == "consumed":
                     self._consumed.update((t, p, o) for t, p, o in event["records"])
+                elif event["event"] == "enforced":
+                    self.enforced += 1
 
     async def stop(self) -> None:
         process = self._process
@@ -337,6 +343,12 @@ class JavaMember:
         with self._lock:
             note = self._last.get("note")
         return dict(note) if note else None
+
+    def generation(self) -> int | None:
+        """The generation of its last assignment."""
+        with self._lock:
+            generation = self._last.get("generation")
+        return int(generation) if generation is not None else None
 
     def consumed(self) -> set[Record]:
         with self._lock:

@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from lagassign.assign.answer import iso_utc
+from lagassign.groups.advice import Advice
+from lagassign.groups.advice_page import advice_line
 from lagassign.groups.rates import GroupRates
 from lagassign.groups.report import (
     Freshness,
@@ -105,8 +107,8 @@ def summary_row(s: GroupSummary) -> str:
     )
 
 
-def render_group(report: GroupReport) -> str:
-    """The ``GET /groups/{group_id}`` page."""
+def render_group(report: GroupReport, advice: Advice | None = None) -> str:
+    """The ``GET /groups/{group_id}`` page (with the rebalance advice, when given)."""
     h, f = report.header, report.freshness
     body = [
         '<p><a href="/groups">all groups</a></p>',
@@ -143,6 +145,7 @@ def render_group(report: GroupReport) -> str:
         f"<div><span>freshness</span>{freshness_badge(f)}</div>",
         "</div>",
     ]
+    body += advice_line(advice)
     body += member_section(report)
     body += skew_section(report)
     body += answers_section(report)

@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException
 
 from lagassign import __version__
 from lagassign.errors import LagassignError
-from lagassign.http import assign, groups, health
+from lagassign.http import advice, assign, groups, health
 from lagassign.http import metrics as metrics_route
 from lagassign.http.errors import UnexpectedErrors, http_error, lagassign_error, validation_error
 from lagassign.http.hosts import AllowedHosts
@@ -79,6 +79,7 @@ def create_app(
         redoc_url=None,
     )
     app.include_router(assign.router)
+    app.include_router(advice.router)
     app.include_router(groups.router)
     app.include_router(metrics_route.router)
     app.include_router(health.router)

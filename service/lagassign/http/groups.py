@@ -25,7 +25,14 @@ from lagassign.groups.page import render_group, render_group_list
 from lagassign.groups.rates import NO_RATES, group_rates
 from lagassign.groups.report import group_report, group_summary, live_assignment
 from lagassign.http.auth import require_token
-from lagassign.http.parts import AnswersDep, ForecastDep, LagViewDep, RatesDep, SettingsDep
+from lagassign.http.parts import (
+    AdviceDep,
+    AnswersDep,
+    ForecastDep,
+    LagViewDep,
+    RatesDep,
+    SettingsDep,
+)
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -97,8 +104,9 @@ async def get_group(
     view: LagViewDep,
     answers: AnswersDep,
     window: RatesDep,
+    tracker: AdviceDep,
 ) -> Response:
-    """One group: freshness, header, rates, partitions, members, skew, last answers."""
+    """One group: freshness, header, rates, partitions, members, skew, last answers, advice."""
     snapshot = view.snapshot(group_id) if view is not None else None
     # Read on the event loop, where the refresh loop feeds the window.
     rates = (
@@ -114,6 +122,7 @@ async def get_group(
     stale_after = stale_after_s(settings)
     refresh_error = outage(view)
     as_html = prefers_html(request.headers.get("accept"))
+    advice = tracker.advice_of(group_id) if tracker is not None else None
 
     def respond() -> Response:
         report = group_report(
@@ -127,8 +136,10 @@ async def get_group(
             rates=rates,
         )
         if as_html:
-            return html(render_group(report))
-        return JSONResponse(report.to_json(), headers={"Vary": "Accept"})
+            return html(render_group(report, advice))
+        body = report.to_json()
+        body["advice"] = advice.to_json() if advice is not None else None
+        return JSONResponse(body, headers={"Vary": "Accept"})
 
     return await run_in_threadpool(respond)
 

@@ -13,6 +13,7 @@ from fastapi import Depends, FastAPI, Request
 
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.forecast.source import ForecastSource
+from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.http.sidecar import Sidecar
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics import ServiceMetrics
@@ -67,3 +68,10 @@ def current_rates(sidecar: SidecarDep) -> RateWindow | None:
 
 
 RatesDep = Annotated[RateWindow | None, Depends(current_rates)]
+
+
+def current_advice(sidecar: SidecarDep) -> AdviceTracker | None:
+    return sidecar.advice
+
+
+AdviceDep = Annotated[AdviceTracker | None, Depends(current_advice)]

@@ -16,18 +16,24 @@ from typing import Any
 
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.forecast.source import ForecastSource
+from lagassign.groups.advice import AdvicePolicy
+from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
 from lagassign.lagview.reader import LagReader
+from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation
 from lagassign.lagview.view import LagView
 from lagassign.metrics import ServiceMetrics, service_metrics
+from lagassign.metrics.advice import AdviceCollector
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 
 CLIENT_ID = "lagassign"
+# A snapshot older than this many refresh intervals counts as stale (as on /groups).
+STALE_AFTER_INTERVALS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,7 @@ class Sidecar:
     forecast: ForecastSource | None
     #: The live rate window (with the real lag view only).
     rates: RateWindow | None = None
+    advice: AdviceTracker | None = None
 
 
 def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
@@ -51,14 +58,19 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         group_idle_s=settings.tracked_group_idle_s,
     )
     rates: RateWindow | None = None
+    advice = advice_tracker(settings)
     if kafka:
         rates = rate_window(settings)
-        listeners = [*refresh_listeners(settings, metrics), rates]
+        listeners = [*refresh_listeners(settings, metrics), rates, advice]
         lag_view = kafka_lag_view(settings, listeners=listeners)
+    elif isinstance(lag_view, RefreshLoop):
+        lag_view.listeners.append(advice)
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
+        advice.watch(lag_view)
     if lag_view is not None and rates is not None:
         metrics.collect_rates_of(lag_view, rates)
+    metrics.registry.register(AdviceCollector(advice))
     forecast = ForecastSource.from_settings(settings)
     if forecast is not None:
         metrics.collect_weights_of(forecast)
@@ -66,7 +78,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     answers = AnswerLog(
         max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes
     )
-    return Sidecar(settings, lag_view, answers, metrics, forecast, rates)
+    return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice)
 
 
 def rate_window(settings: Settings) -> RateWindow:
@@ -76,6 +88,18 @@ def rate_window(settings: Settings) -> RateWindow:
         max_points=settings.rate_window_points,
         refresh_interval_s=settings.refresh_interval_s,
     )
+
+
+def advice_tracker(settings: Settings) -> AdviceTracker:
+    """The rebalance advice of the tracked groups, by the ``LAGASSIGN_ADVICE_*`` settings."""
+    policy = AdvicePolicy(
+        min_gain=settings.advice_min_gain,
+        hold_s=settings.advice_hold_s,
+        cooldown_s=settings.advice_cooldown_s,
+        strategy=settings.default_strategy,
+        stale_after_s=STALE_AFTER_INTERVALS * float(settings.refresh_interval_s),
+    )
+    return AdviceTracker(policy)
 
 
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:

@@ -25,6 +25,10 @@ Live rates and time lag (:mod:`lagassign.metrics.rates`), read from the rate win
 - ``lagassign_partition_lag_seconds``, ``lagassign_partition_produce_rate``,
   ``lagassign_partition_consume_rate`` ``{group,topic,partition}`` (same switch)
 
+Rebalance advice (:mod:`lagassign.metrics.advice`), read from the advice tracker:
+
+- ``lagassign_rebalance_advised{group}``, ``lagassign_advised_rebalances_total{group}``
+
 And ``lagassign_build_info{version}`` (:mod:`lagassign.metrics.registry`).
 """
 

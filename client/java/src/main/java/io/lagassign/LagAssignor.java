@@ -85,6 +85,9 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
 
     private volatile SubscriptionUserData state = SubscriptionUserData.NOTHING_KNOWN;
     private volatile AssignmentNote assignedBy;
+    /** True from this consumer's {@code assign()} to its next {@code onAssignment()}: it leads. */
+    private volatile boolean leading;
+    private volatile String lastMemberId;
 
     @Override
     public void configure(Map<String, ?> configs) {
@@ -134,6 +137,7 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         if (sidecar == null) {
             throw new IllegalStateException("LagAssignor.configure() was not called");
         }
+        leading = true;
         long started = System.nanoTime();
         int members = groupSubscription.groupSubscription().size();
         try {
@@ -197,10 +201,28 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         SubscriptionUserData before = state;
         state = new SubscriptionUserData(owned, generation, before.instanceId(), before.rack());
         assignedBy = UserDataJson.decodeNote(assignment.userData()).orElse(null);
+        recordLeadership(metadata);
         if (LOG.isDebugEnabled()) {
             LOG.debug("lagassign: group {} generation {}: {} partitions assigned by {}", config == null ? "?"
                     : config.groupId(), generation, assignment.partitions().size(),
                     assignedBy == null ? "an unknown leader" : assignedBy);
+        }
+    }
+
+    private void recordLeadership(ConsumerGroupMetadata metadata) {
+        boolean led = leading;
+        leading = false;
+        String previous = lastMemberId;
+        if (previous != null) {
+            LeaderRecord.followed(previous);
+        }
+        if (metadata == null || metadata.memberId() == null || metadata.memberId().isEmpty()) {
+            lastMemberId = null;
+            return;
+        }
+        lastMemberId = metadata.memberId();
+        if (led) {
+            LeaderRecord.led(metadata.memberId(), metadata.generationId());
         }
     }
 

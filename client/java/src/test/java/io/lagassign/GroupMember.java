@@ -30,8 +30,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * One real Kafka Java consumer with the shim, driven by the Python integration tests.
  *
  * <pre>
- * GroupMember BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT
+ * GroupMember BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT [ADVISE_MS]
  * </pre>
+ *
+ * <p>With ADVISE_MS, the poll loop calls a {@link RebalanceAdvisor} (checking the advice at most
+ * every ADVISE_MS) after every poll and prints {@code {"event": "enforced", "generation"}} when it
+ * forces a rebalance.
  *
  * <p>Prints JSON lines on stdout: {@code {"event": "assigned", "member_id", "partitions",
  * "note", "decision", "fallbacks"}} after every rebalance (and {@code {"event": "revoked"}}
@@ -47,8 +51,9 @@ public final class GroupMember {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 7) {
-            System.err.println("usage: GroupMember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT");
+        if (args.length != 7 && args.length != 8) {
+            System.err.println("usage: GroupMember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT "
+                    + "[ADVISE_MS]");
             System.exit(2);
         }
         boolean commit = Boolean.parseBoolean(args[6]);
@@ -67,6 +72,10 @@ public final class GroupMember {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
+        RebalanceAdvisor advisor = args.length == 8
+                ? new RebalanceAdvisor(java.net.URI.create(args[3]), args[1], null,
+                        Duration.ofMillis(Long.parseLong(args[7])))
+                : null;
         AtomicBoolean stopping = new AtomicBoolean();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             Thread stdin = new Thread(() -> {
@@ -101,6 +110,10 @@ public final class GroupMember {
                     records = consumer.poll(Duration.ofMillis(200));
                 } catch (WakeupException e) {
                     break;
+                }
+                if (advisor != null && advisor.maybeRebalance(consumer)) {
+                    OUT.println("{\"event\":\"enforced\",\"generation\":" + consumer.groupMetadata().generationId()
+                            + "}");
                 }
                 if (!records.isEmpty()) {
                     if (commit) {

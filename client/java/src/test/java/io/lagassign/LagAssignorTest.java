@@ -4,6 +4,7 @@ import static io.lagassign.Groups.cluster;
 import static io.lagassign.Groups.partitionsOf;
 import static io.lagassign.Groups.subscription;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -207,6 +208,26 @@ class LagAssignorTest {
             assertEquals(12, sent.get("generation").intValue());
             assertEquals("web-1", sent.get("group_instance_id").textValue());
             assertEquals("rack-a", sent.get("rack").textValue());
+        }
+    }
+
+    @Test
+    @SuppressWarnings("removal") // only the consumer makes ConsumerGroupMetadata; a test must build its own
+    void theMemberWhoseAssignRanIsRecordedAsTheGenerationsLeader() throws IOException {
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.ANSWER)) {
+            LagAssignor leader = configured(fake.url(), 1000);
+            Map<String, Subscription> members = Map.of(
+                    "c-9", subscription(List.of("t1"), leader.subscriptionUserData(null), null));
+            GroupAssignment given = leader.assign(CLUSTER, new GroupSubscription(members));
+            leader.onAssignment(given.groupAssignment().get("c-9"),
+                    new ConsumerGroupMetadata("orders", 5, "c-9", Optional.empty()));
+            assertTrue(LeaderRecord.isLeader("c-9", 5));
+            assertFalse(LeaderRecord.isLeader("c-9", 4));
+            // The next generation was led by another member: this one no longer leads.
+            leader.onAssignment(given.groupAssignment().get("c-9"),
+                    new ConsumerGroupMetadata("orders", 6, "c-9", Optional.empty()));
+            assertFalse(LeaderRecord.isLeader("c-9", 6));
+            assertFalse(LeaderRecord.isLeader("c-9", 5));
         }
     }
 

@@ -1,0 +1,263 @@
+"""Rebalance advice for one classic group: would a rebalance now pay? Pure values.
+
+A classic group is assigned only when a rebalance happens anyway (a member joins,
+leaves, or changes its subscription). The advice says when one is worth forcing:
+
+- the lag is fresh: the group's snapshot was read in the last refresh, completely
+  (no stale or unknown partition), and Kafka is up;
+- the group is ``Stable`` on the classic protocol and its live assignment is known;
+- the default strategy, run on the snapshot's lags with the live assignment as
+  ``owned``, lowers the worst member's lag by at least ``min_gain`` (a share) and
+  moves at least one partition;
+- that has held for ``hold_s`` without a break;
+- the group has not rebalanced within ``cooldown_s``.
+
+The state between two refreshes (since when the gain holds, when the group last
+rebalanced, the live assignment last seen) is an :class:`AdviceState`;
+:func:`advise` takes the previous one and returns the next, so the decision has no
+clock or I/O of its own. The tracker (:mod:`lagassign.groups.advice_tracker`)
+keeps the states.
+
+Worked example (``min_gain`` 0.3, ``hold_s`` 300, ``cooldown_s`` 600): ``c-1``
+holds ``t0-0`` and ``t0-1`` (lags 900 and 800), ``c-2`` holds ``t0-2`` and ``t0-3``
+(lags 10 and 10). The worst member's lag is 1700; ``balanced`` would give each
+member one hot and one cold partition, worst 910, a gain of 1 - 910/1700 = 46 %,
+above 30 %. At the first refresh that sees it, the advice is "holding" (since
+now); 300 s of such refreshes later, and more than 600 s after the last
+rebalance, it is advised. When the group then rebalances (its live assignment
+changes), the hold restarts and the cooldown runs from that refresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from lagassign.assign.answer import iso_utc
+from lagassign.groups.report import live_assignment, member_lags, strategy_now
+from lagassign.lagview.snapshot import GroupSnapshot
+
+#: Member id -> topic -> sorted partitions, frozen for comparison.
+LiveKey = frozenset[tuple[str, str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class AdvicePolicy:
+    """When a rebalance is advised: the share it must gain, the hold time, the cooldown."""
+
+    min_gain: float = 0.3
+    hold_s: float = 300.0
+    cooldown_s: float = 600.0
+    strategy: str = "balanced"
+    #: A snapshot older than this is stale, whatever it says of itself (None: no bound).
+    stale_after_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceState:
+    """What the tracker remembers of one group between two refreshes.
+
+    - ``live``: the live assignment last seen (``None``: not seen yet);
+    - ``last_rebalance``: when a change of the live assignment was last seen;
+    - ``skew_since``: since when the gain has held without a break;
+    - ``advised``: whether the last advice was to rebalance.
+    """
+
+    live: LiveKey | None = None
+    last_rebalance: datetime | None = None
+    skew_since: datetime | None = None
+    advised: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """The advice for one group at ``as_of`` (see the module's rules)."""
+
+    group_id: str
+    advised: bool
+    reason: str
+    as_of: datetime
+    strategy: str
+    min_gain: float
+    worst_lag_now: int | None = None
+    worst_lag_after: int | None = None
+    gain: float | None = None
+    partitions_to_move: int | None = None
+    skew_since: datetime | None = None
+    hold_s: float = 0.0
+    last_rebalance: datetime | None = None
+    cooldown_until: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group_id": self.group_id,
+            "advised": self.advised,
+            "reason": self.reason,
+            "as_of": iso_utc(self.as_of),
+            "strategy": self.strategy,
+            "worst_lag_now": self.worst_lag_now,
+            "worst_lag_after": self.worst_lag_after,
+            "gain": round(self.gain, 4) if self.gain is not None else None,
+            "min_gain": self.min_gain,
+            "partitions_to_move": self.partitions_to_move,
+            "since": iso_utc(self.skew_since) if self.skew_since else None,
+            "hold_seconds": self.hold_s,
+            "last_rebalance": iso_utc(self.last_rebalance) if self.last_rebalance else None,
+            "cooldown_until": iso_utc(self.cooldown_until) if self.cooldown_until else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One step of the decision: the advice, the next state, and whether the group
+    rebalanced while the previous advice said to (a rebalance that followed advice)."""
+
+    advice: Advice
+    state: AdviceState
+    rebalanced: bool
+    followed_advice: bool
+
+
+def not_fresh(group_id: str, reason: str, now: datetime, policy: AdvicePolicy) -> Advice:
+    """The advice when the lag cannot be trusted: never to rebalance."""
+    return Advice(group_id, False, reason, now, policy.strategy, policy.min_gain)
+
+
+def live_key(snapshot: GroupSnapshot) -> LiveKey:
+    live = live_assignment(snapshot)
+    return frozenset(
+        (member, topic, p)
+        for member, topics in live.items()
+        for topic, ps in topics.items()
+        for p in ps
+    )
+
+
+def staleness(
+    snapshot: GroupSnapshot | None, *, now: datetime, kafka_up: bool, policy: AdvicePolicy
+) -> str | None:
+    """Why the snapshot's lag cannot be trusted now, ``None`` when it can."""
+    if not kafka_up:
+        return "Kafka is unreachable: no advice on old lag"
+    if snapshot is None:
+        return "no fresh lag of this group in the last refresh"
+    if snapshot.error is not None or snapshot.stale or snapshot.stale_partitions:
+        return "the group's lag is stale"
+    if snapshot.unknown_partitions:
+        return f"the lag of {snapshot.unknown_partitions} partition(s) is unknown"
+    age = (now - snapshot.as_of).total_seconds()
+    if policy.stale_after_s is not None and age > policy.stale_after_s:
+        return f"the group's lag is {age:.0f} s old"
+    return None
+
+
+def advise(
+    group_id: str,
+    snapshot: GroupSnapshot | None,
+    previous: AdviceState | None,
+    *,
+    now: datetime,
+    kafka_up: bool,
+    policy: AdvicePolicy,
+) -> Outcome:
+    """The advice for ``group_id`` at ``now`` from its fresh ``snapshot`` (or none)."""
+    state = previous or AdviceState()
+    stale = staleness(snapshot, now=now, kafka_up=kafka_up, policy=policy)
+    if stale is not None or snapshot is None:
+        # Unknown lag breaks the hold; the live assignment and last rebalance are kept.
+        # ``advised`` is kept: a rebalance seen once the lag is fresh again followed it.
+        reason = stale or "no fresh lag"
+        kept = replace(state, skew_since=None)
+        return Outcome(not_fresh(group_id, reason, now, policy), kept, False, False)
+
+    key = live_key(snapshot)
+    # An empty live assignment (a group between generations) is no new layout yet.
+    rebalanced = bool(key) and state.live is not None and key != state.live
+    followed = rebalanced and state.advised
+    last_rebalance = now if rebalanced else state.last_rebalance
+    # While the group cannot be weighed (not Stable, layout unknown), an advice given
+    # before is remembered, so the rebalance it asked for is counted when it is seen.
+    pending = state.advised and not rebalanced
+    base = AdviceState(live=key or state.live, last_rebalance=last_rebalance, advised=pending)
+    judged = replace(base, advised=False)
+
+    def no(reason: str, *, weighed: bool = True, **values: Any) -> Outcome:
+        advice = Advice(
+            group_id,
+            False,
+            reason,
+            now,
+            policy.strategy,
+            policy.min_gain,
+            hold_s=policy.hold_s,
+            last_rebalance=last_rebalance,
+            **values,
+        )
+        return Outcome(advice, judged if weighed else base, rebalanced, followed)
+
+    if snapshot.protocol_type != "classic":
+        return no(f"only classic groups are advised (protocol {snapshot.protocol_type})")
+    if snapshot.state != "Stable":
+        state_name = snapshot.state or "in an unknown state"
+        return no(f"the group is {state_name}, not Stable", weighed=False)
+    if not key:
+        return no("the group's live assignment is not known", weighed=False)
+
+    live = live_assignment(snapshot)
+    members = member_lags(snapshot, live, snapshot.total_lag())
+    worst_now = max((m.lag for m in members), default=0)
+    now_result, unavailable = strategy_now(snapshot, live, policy.strategy)
+    if now_result is None:
+        return no(f"the default strategy cannot be run: {unavailable}", worst_lag_now=worst_now)
+    worst_after = now_result.max_lag
+    gain = (worst_now - worst_after) / worst_now if worst_now > 0 else 0.0
+    figures: dict[str, Any] = {
+        "worst_lag_now": worst_now,
+        "worst_lag_after": worst_after,
+        "gain": gain,
+        "partitions_to_move": now_result.moved,
+    }
+    if worst_now <= 0:
+        return no("the group has no lag", **figures)
+    if now_result.moved == 0 or gain < policy.min_gain:
+        return no(
+            f"a rebalance would lower the worst member's lag by {gain:.0%}, "
+            f"below {policy.min_gain:.0%}",
+            **figures,
+        )
+
+    since = state.skew_since if (state.skew_since is not None and not rebalanced) else now
+    held = (now - since).total_seconds()
+    holding = replace(judged, skew_since=since)
+    cooldown_until = last_rebalance + seconds(policy.cooldown_s) if last_rebalance else None
+    common = {**figures, "skew_since": since, "cooldown_until": cooldown_until}
+
+    def result(advised: bool, reason: str) -> Outcome:
+        advice = Advice(
+            group_id,
+            advised,
+            reason,
+            now,
+            policy.strategy,
+            policy.min_gain,
+            hold_s=policy.hold_s,
+            last_rebalance=last_rebalance,
+            **common,
+        )
+        return Outcome(advice, replace(holding, advised=advised), rebalanced, followed)
+
+    if held < policy.hold_s:
+        return result(False, f"the gain has held {held:.0f} s of {policy.hold_s:.0f} s")
+    if cooldown_until is not None and now < cooldown_until:
+        left = (cooldown_until - now).total_seconds()
+        return result(False, f"the group rebalanced recently: cooldown for {left:.0f} s more")
+    return result(
+        True,
+        f"a rebalance would lower the worst member's lag from {worst_now} to {worst_after} "
+        f"({gain:.0%}), moving {now_result.moved} partition(s); held {held:.0f} s",
+    )
+
+
+def seconds(value: float) -> timedelta:
+    return timedelta(seconds=value)

@@ -1,0 +1,95 @@
+"""Keeps the rebalance advice of every tracked group, refresh after refresh.
+
+:class:`AdviceTracker` is a :class:`~lagassign.lagview.listeners.RefreshListener`:
+after each refresh it runs :func:`~lagassign.groups.advice.advise` for every
+group the view knows, with the group's fresh snapshot (or none, when the group
+was not read in this refresh) and the state it kept from the refresh before.
+``GET /groups/{id}/advice`` and the metrics read :meth:`advice_of`, so a poll
+never runs a strategy or waits on Kafka.
+
+The work is one strategy run per fresh classic group per refresh (the same run
+``GET /groups/{id}`` makes); it runs in a worker thread, off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from datetime import datetime
+
+from lagassign.groups.advice import Advice, AdvicePolicy, AdviceState, advise
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.reader import LagReader
+from lagassign.lagview.store import utc_now
+
+
+class AdviceTracker:
+    """The last advice and the decision state per group, fed by the refresh loop."""
+
+    def __init__(
+        self,
+        policy: AdvicePolicy,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.policy = policy
+        self._clock = clock
+        self._view: LagReader | None = None
+        self._states: dict[str, AdviceState] = {}
+        self._advice: dict[str, Advice] = {}
+        self._followed: dict[str, int] = {}
+
+    def watch(self, view: LagReader) -> None:
+        """Read the group list of ``view`` (every tracked group gets an advice)."""
+        self._view = view
+
+    def advice_of(self, group_id: str) -> Advice | None:
+        """The last advice for ``group_id``; ``None`` before its first refresh."""
+        return self._advice.get(group_id)
+
+    def advice(self) -> Mapping[str, Advice]:
+        return dict(self._advice)
+
+    def advised(self) -> Mapping[str, bool]:
+        """Group -> whether a rebalance is advised now (for the metrics)."""
+        return {group_id: a.advised for group_id, a in self._advice.items()}
+
+    def followed(self) -> Mapping[str, int]:
+        """Group -> rebalances seen while the advice was to rebalance."""
+        return dict(self._followed)
+
+    def observe(self, refresh: Refresh, *, kafka_up: bool, groups: set[str]) -> None:
+        """One step for every group in ``groups`` and every freshly read group.
+
+        The new advice replaces the old in one assignment each, so a reader on another
+        thread sees either the last refresh's advice or this one's, never a mix.
+        """
+        now = self._clock()
+        fresh = {s.group_id: s for s in refresh.fresh}
+        states: dict[str, AdviceState] = {}
+        advice: dict[str, Advice] = {}
+        followed = dict(self._followed)
+        for group_id in sorted(groups | set(fresh)):
+            outcome = advise(
+                group_id,
+                fresh.get(group_id),
+                self._states.get(group_id),
+                now=now,
+                kafka_up=kafka_up,
+                policy=self.policy,
+            )
+            states[group_id] = outcome.state
+            advice[group_id] = outcome.advice
+            if outcome.followed_advice:
+                followed[group_id] = followed.get(group_id, 0) + 1
+        self._states, self._advice, self._followed = states, advice, followed
+
+    async def refreshed(self, refresh: Refresh) -> None:
+        view = self._view
+        kafka_up = view.kafka_up if view is not None else refresh.ok or bool(refresh.fresh)
+        groups = set(view.snapshots()) if view is not None else set()
+        # A strategy run per group: off the event loop that answers POST /assign.
+        await asyncio.to_thread(self.observe, refresh, kafka_up=kafka_up, groups=groups)
+
+    async def close(self) -> None:
+        return None

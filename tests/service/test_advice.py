@@ -1,0 +1,206 @@
+"""The rebalance advice decision, on worked examples (pure: no clock, no Kafka).
+
+The group of the module's worked example: ``c-1`` holds ``t0-0`` and ``t0-1``
+(lags 900 and 800), ``c-2`` holds ``t0-2`` and ``t0-3`` (10 and 10). The worst
+member's lag is 1700; ``balanced`` gives each member one hot partition, worst
+910: a gain of 1 - 910/1700 = 46.5 %.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta
+
+import pytest
+
+from lagassign.groups.advice import AdvicePolicy, AdviceState, Outcome, advise
+from lagassign.lagview.snapshot import GroupSnapshot
+from tests.service.group_builders import AS_OF, snapshot_of
+
+SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
+LAGS: dict[str, list[int | None]] = {"t0": [900, 800, 10, 10]}
+POLICY = AdvicePolicy(min_gain=0.3, hold_s=300, cooldown_s=600, strategy="balanced")
+
+
+def skewed(
+    lags: dict[str, list[int | None]] | None = None,
+    *,
+    protocol_type: str = "classic",
+    state: str = "Stable",
+    error: str | None = None,
+    stale: bool = False,
+) -> GroupSnapshot:
+    return snapshot_of(
+        "g",
+        SKEWED,
+        lags or LAGS,
+        protocol_type=protocol_type,
+        state=state,
+        error=error,
+        stale=stale,
+    )
+
+
+def at(seconds: float) -> datetime:
+    return AS_OF + timedelta(seconds=seconds)
+
+
+def run(
+    steps: list[tuple[float, GroupSnapshot | None]],
+    *,
+    policy: AdvicePolicy = POLICY,
+    kafka_up: bool = True,
+    state: AdviceState | None = None,
+) -> list[Outcome]:
+    """Feed one snapshot per refresh (``as_of`` set to the refresh time)."""
+    out = []
+    for t, snap in steps:
+        if snap is not None:
+            snap = dataclasses.replace(snap, as_of=at(t))
+        o = advise("g", snap, state, now=at(t), kafka_up=kafka_up, policy=policy)
+        state = o.state
+        out.append(o)
+    return out
+
+
+def test_worked_example_figures_and_hold() -> None:
+    first, mid, held = run([(0, skewed()), (299, skewed()), (300, skewed())])
+    a = first.advice
+    assert (a.worst_lag_now, a.worst_lag_after, a.partitions_to_move) == (1700, 910, 2)
+    assert a.gain == pytest.approx(1 - 910 / 1700)
+    assert not a.advised
+    assert "held 0 s of 300 s" in a.reason
+    assert a.skew_since == at(0)
+    assert not mid.advice.advised
+    assert mid.advice.skew_since == at(0)
+    assert held.advice.advised
+    assert held.advice.skew_since == at(0)
+    assert "from 1700 to 910" in held.advice.reason
+
+
+def test_gain_below_the_share_is_not_advised() -> None:
+    # c-1: 300 + 200 = 500, c-2: 150 + 150 = 300. Best possible worst: 450 (300+150).
+    lags: dict[str, list[int | None]] = {"t0": [300, 200, 150, 150]}
+    (o,) = run([(0, skewed(lags))], policy=AdvicePolicy(hold_s=0, cooldown_s=0))
+    assert o.advice.worst_lag_now == 500
+    assert o.advice.worst_lag_after == 450
+    assert not o.advice.advised
+    assert "below 30%" in o.advice.reason
+    assert o.state.skew_since is None
+
+
+def test_gain_above_the_share_with_no_hold_is_advised_at_once() -> None:
+    (o,) = run([(0, skewed())], policy=AdvicePolicy(min_gain=0.3, hold_s=0, cooldown_s=0))
+    assert o.advice.advised
+
+
+def test_a_higher_share_refuses_the_same_group() -> None:
+    (o,) = run([(0, skewed())], policy=AdvicePolicy(min_gain=0.5, hold_s=0, cooldown_s=0))
+    assert not o.advice.advised
+    assert "below 50%" in o.advice.reason
+
+
+def test_a_break_in_the_gain_restarts_the_hold() -> None:
+    even: dict[str, list[int | None]] = {"t0": [10, 10, 10, 10]}
+    outs = run([(0, skewed()), (200, skewed(even)), (250, skewed()), (500, skewed())])
+    assert [o.advice.advised for o in outs] == [False, False, False, False]
+    assert outs[-1].advice.skew_since == at(250)
+    (late,) = run([(550, skewed())], state=outs[-1].state)
+    assert late.advice.advised
+
+
+def test_cooldown_after_a_rebalance() -> None:
+    balanced = snapshot_of("g", {"c-1": {"t0": [0, 2]}, "c-2": {"t0": [1, 3]}}, LAGS)
+    policy = AdvicePolicy(hold_s=10, cooldown_s=600)
+    # Seen balanced, then a rebalance back to the skewed layout at 100 s.
+    outs = run(
+        [(0, balanced), (100, skewed()), (200, skewed()), (699, skewed()), (700, skewed())],
+        policy=policy,
+    )
+    assert outs[1].rebalanced
+    assert outs[1].advice.last_rebalance == at(100)
+    assert not outs[2].advice.advised
+    assert "cooldown for 500 s more" in outs[2].advice.reason
+    assert not outs[3].advice.advised
+    assert outs[4].advice.advised
+    assert outs[4].advice.cooldown_until == at(700)
+
+
+def test_a_rebalance_that_follows_advice_is_counted() -> None:
+    balanced = snapshot_of("g", {"c-1": {"t0": [0, 2]}, "c-2": {"t0": [1, 3]}}, LAGS)
+    outs = run([(0, skewed()), (1, balanced)], policy=AdvicePolicy(hold_s=0, cooldown_s=60))
+    assert outs[0].advice.advised
+    assert outs[1].rebalanced
+    assert outs[1].followed_advice
+    assert not outs[1].advice.advised
+    assert "no lag" not in outs[1].advice.reason
+    # The same rebalance without advice before it is not counted.
+    quiet = run([(0, skewed()), (1, balanced)], policy=AdvicePolicy(hold_s=60, cooldown_s=60))
+    assert quiet[1].rebalanced
+    assert not quiet[1].followed_advice
+
+
+@pytest.mark.parametrize(
+    ("snap", "kafka_up", "reason"),
+    [
+        (skewed(stale=True), True, "stale"),
+        (skewed(error="offsets timed out"), True, "stale"),
+        (skewed({"t0": [900, None, 10, 10]}), True, "unknown"),
+        (skewed(), False, "Kafka is unreachable"),
+        (None, True, "no fresh lag"),
+    ],
+)
+def test_never_advised_on_stale_or_unknown_lag(
+    snap: GroupSnapshot | None, kafka_up: bool, reason: str
+) -> None:
+    policy = AdvicePolicy(hold_s=0, cooldown_s=0)
+    held = run([(0, skewed())], policy=policy)[0]
+    assert held.advice.advised
+    (o,) = run([(1, snap)], policy=policy, kafka_up=kafka_up, state=held.state)
+    assert not o.advice.advised
+    assert reason in o.advice.reason
+    assert o.state.skew_since is None  # the hold starts over once the lag is fresh again
+
+
+def test_old_snapshot_is_stale() -> None:
+    policy = AdvicePolicy(hold_s=0, cooldown_s=0, stale_after_s=30)
+    o = advise("g", skewed(), None, now=AS_OF + timedelta(seconds=31), kafka_up=True, policy=policy)
+    assert not o.advice.advised
+    assert "31 s old" in o.advice.reason
+
+
+def test_consumer_protocol_and_unstable_groups_are_not_advised() -> None:
+    policy = AdvicePolicy(hold_s=0, cooldown_s=0)
+    (consumer,) = run([(0, skewed(protocol_type="consumer"))], policy=policy)
+    assert not consumer.advice.advised
+    assert "classic" in consumer.advice.reason
+    (rebalancing,) = run([(0, skewed(state="PreparingRebalance"))], policy=policy)
+    assert not rebalancing.advice.advised
+    assert "not Stable" in rebalancing.advice.reason
+
+
+def test_json_shape() -> None:
+    (o,) = run([(0, skewed())])
+    body = o.advice.to_json()
+    assert body["advised"] is False
+    assert body["worst_lag_now"] == 1700
+    assert body["worst_lag_after"] == 910
+    assert body["partitions_to_move"] == 2
+    assert body["since"] == "2026-11-20T22:19:03.120Z"
+    assert set(body) >= {"reason", "gain", "min_gain", "last_rebalance", "cooldown_until"}
+
+
+def test_an_advised_rebalance_is_counted_across_the_refreshes_that_cannot_weigh_it() -> None:
+    balanced = snapshot_of("g", {"c-1": {"t0": [0, 2]}, "c-2": {"t0": [1, 3]}}, LAGS)
+    between = snapshot_of(
+        "g", {"c-1": {}, "c-2": {}}, {"t0": [900, 800, 10, 10]}, state="PreparingRebalance"
+    )
+    outs = run(
+        [(0, skewed()), (1, between), (2, skewed(stale=True)), (3, balanced), (4, balanced)],
+        policy=AdvicePolicy(hold_s=0, cooldown_s=60),
+    )
+    assert outs[0].advice.advised
+    assert [o.advice.advised for o in outs[1:]] == [False, False, False, False]
+    assert [o.rebalanced for o in outs] == [False, False, False, True, False]
+    assert [o.followed_advice for o in outs] == [False, False, False, True, False]
+    assert outs[3].advice.last_rebalance == at(3)
