@@ -31,6 +31,7 @@ from bench.catchup_figures import (
 from bench.catchup_members import MemberRecord
 from bench.catchup_sampler import LagSampler, Sample
 from bench.catchup_scenarios import Partition, Production, Scenario, lower_bound_s
+from harness.builders import commit
 
 Start = Literal["existing-group", "new-group"]
 SAMPLE_INTERVAL_S = 0.5
@@ -58,20 +59,6 @@ async def end_offsets(bootstrap: str, partitions: list[Partition]) -> dict[Parti
     try:
         ends = await consumer.end_offsets([TopicPartition(t, p) for t, p in partitions])
         return {(tp.topic, tp.partition): int(o) for tp, o in ends.items()}
-    finally:
-        await consumer.stop()
-
-
-async def commit(bootstrap: str, group: str, offsets: Mapping[Partition, int]) -> None:
-    """Commit ``offsets`` for ``group`` from a consumer that does not join it."""
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
-    )
-    await consumer.start()
-    try:
-        tps = {TopicPartition(t, p): o for (t, p), o in offsets.items()}
-        consumer.assign(list(tps))
-        await consumer.commit(tps)
     finally:
         await consumer.stop()
 
