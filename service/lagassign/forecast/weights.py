@@ -10,6 +10,10 @@ was written: a group whose newest history row is older than the maximum age (by 
 the file's forecast horizon, ``LAGASSIGN_WEIGHTS_MAX_AGE_S`` when set) is dropped, and a
 file with no fresh group loads as ``None``, as does a missing file.
 
+The format is said once, by the pydantic models ``_Group`` and ``_Document`` (strict
+numbers and strings, zone-aware timestamps); their errors are put in the format's
+words by :func:`explain`, each naming its field.
+
 Errors::
 
     ValueError
@@ -27,11 +31,23 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
 
 FORMAT = "lagassign-forecast-weights"
 VERSION = 1
@@ -116,6 +132,125 @@ class ForecastWeights:
         return found[0] if len(found) == 1 else None
 
 
+def _timestamp_text(value: object) -> object:
+    """A timestamp is ISO 8601 text starting with its date; pydantic then parses it.
+
+    (Pydantic alone would also take a number, or a string of one, as Unix seconds.)
+    """
+    if not isinstance(value, str) or not (value[:4].isdigit() and value[4:5] == "-"):
+        raise ValueError("must be an ISO 8601 timestamp string")
+    return value
+
+
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_timestamp_text)]
+Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Weight = Annotated[int, Field(strict=True, ge=0)]
+
+
+class _Group(BaseModel):
+    """One entry of ``groups``: a group's forecast lags per topic, by partition id."""
+
+    cluster: StrictStr
+    group: Annotated[StrictStr, Field(min_length=1)]
+    as_of: Timestamp
+    topics: dict[str, tuple[Weight | None, ...]]
+
+
+class _Document(BaseModel):
+    """The weights file as written on disk (``docs/forecast-weights.md``)."""
+
+    format: Literal["lagassign-forecast-weights"]
+    version: int
+    generated_at: Timestamp
+    horizon_seconds: Seconds
+    window_seconds: Seconds
+    groups: list[_Group]
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _supported(cls, version: object) -> object:
+        if type(version) is not int or version != VERSION:
+            raise ValueError(f"{version!r} is not supported (expected {VERSION})")
+        return version
+
+    @model_validator(mode="after")
+    def _each_group_once(self) -> Self:
+        seen: set[tuple[str, str]] = set()
+        for i, g in enumerate(self.groups):
+            if (g.cluster, g.group) in seen:
+                raise ValueError(f"groups[{i}] repeats group {g.group!r} of cluster {g.cluster!r}")
+            seen.add((g.cluster, g.group))
+        return self
+
+    def values(self) -> ForecastWeights:
+        return ForecastWeights(
+            generated_at=self.generated_at,
+            horizon_seconds=self.horizon_seconds,
+            window_seconds=self.window_seconds,
+            groups=tuple(GroupForecast(g.cluster, g.group, g.as_of, g.topics) for g in self.groups),
+        )
+
+
+# What each kind of pydantic error means in this format, said of the field it names.
+_PROBLEMS = {
+    "missing": "is missing",
+    "model_type": "must be an object",
+    "dict_type": "must be an object",
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "string_type": "must be a string",
+    "string_too_short": "must be a non-empty string",
+    "int_type": "must be a non-negative integer or null",
+    "greater_than_equal": "must be a non-negative integer or null",
+    "float_type": "must be a positive number of seconds",
+    "greater_than": "must be a positive number of seconds",
+    "finite_number": "must be a positive number of seconds",
+    "timezone_aware": "must carry a time zone",
+}
+# Past this many problems, the message says how many more there are.
+_SHOWN_PROBLEMS = 3
+
+
+def explain(errors: Sequence[ErrorDetails]) -> str:
+    """The validation errors as one message naming each field (``groups[0].topics['t0'][2]``)."""
+    problems = [_problem(e) for e in errors[:_SHOWN_PROBLEMS]]
+    if len(errors) > _SHOWN_PROBLEMS:
+        problems.append(f"and {len(errors) - _SHOWN_PROBLEMS} more problems")
+    return "; ".join(problems)
+
+
+def _problem(error: ErrorDetails) -> str:
+    where = _field(error["loc"])
+    kind, value = error["type"], error.get("input")
+    if kind == "value_error":
+        reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        return f"{where} {reason}" if where else reason
+    if kind == "model_type" and not where:
+        return "the document must be a JSON object"
+    if kind == "literal_error":
+        problem = f"must be {error.get('ctx', {}).get('expected', '')}"
+    elif kind.startswith(("datetime", "date_")):
+        problem = "is not an ISO 8601 timestamp"
+    else:
+        problem = _PROBLEMS.get(kind, error["msg"])
+    if kind != "missing" and not isinstance(value, dict | list):
+        problem += f", got {value!r}"
+    return f"{where or 'the document'} {problem}"
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    """``('groups', 0, 'topics', 't0', 2)`` -> ``groups[0].topics['t0'][2]``."""
+    out = ""
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif i and loc[i - 1] == "topics":
+            out += f"[{part!r}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
 def read_forecast_weights(path: str | os.PathLike[str]) -> ForecastWeights | None:
     """Read and check the whole file, stale groups included; ``None`` when it is missing.
 
@@ -128,10 +263,14 @@ def read_forecast_weights(path: str | os.PathLike[str]) -> ForecastWeights | Non
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidForecastWeights(f"cannot read {os.fspath(path)}: {exc}") from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidForecastWeights(f"{os.fspath(path)} is not JSON: {exc}") from exc
-    return parse_forecast_weights(data)
+        document = _Document.model_validate_json(text)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        if errors[0]["type"] == "json_invalid":
+            problem = errors[0].get("ctx", {}).get("error", errors[0]["msg"])
+            raise InvalidForecastWeights(f"{os.fspath(path)} is not JSON: {problem}") from None
+        raise InvalidForecastWeights(explain(errors)) from None
+    return document.values()
 
 
 def load_forecast_weights(
@@ -162,33 +301,10 @@ def load_forecast_weights(
 
 def parse_forecast_weights(data: Any) -> ForecastWeights:
     """Check a decoded weights document and return its values (no staleness applied)."""
-    if not isinstance(data, dict):
-        raise InvalidForecastWeights("the document must be a JSON object")
-    if data.get("format") != FORMAT:
-        raise InvalidForecastWeights(f"format must be {FORMAT!r}")
-    if data.get("version") != VERSION:
-        raise InvalidForecastWeights(
-            f"version {data.get('version')!r} is not supported (expected {VERSION})"
-        )
-    groups_data = data.get("groups")
-    if not isinstance(groups_data, list):
-        raise InvalidForecastWeights("groups must be a list")
-    groups: list[GroupForecast] = []
-    seen: set[tuple[str, str]] = set()
-    for i, entry in enumerate(groups_data):
-        group = _group(entry, f"groups[{i}]")
-        if (group.cluster, group.group) in seen:
-            raise InvalidForecastWeights(
-                f"groups[{i}] repeats group {group.group!r} of cluster {group.cluster!r}"
-            )
-        seen.add((group.cluster, group.group))
-        groups.append(group)
-    return ForecastWeights(
-        generated_at=_timestamp(data.get("generated_at"), "generated_at"),
-        horizon_seconds=_seconds(data.get("horizon_seconds"), "horizon_seconds"),
-        window_seconds=_seconds(data.get("window_seconds"), "window_seconds"),
-        groups=tuple(groups),
-    )
+    try:
+        return _Document.model_validate(data).values()
+    except ValidationError as exc:
+        raise InvalidForecastWeights(explain(exc.errors(include_url=False))) from None
 
 
 def dump_forecast_weights(weights: ForecastWeights) -> str:
@@ -225,62 +341,6 @@ def write_forecast_weights(path: str | os.PathLike[str], weights: ForecastWeight
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def _group(entry: Any, where: str) -> GroupForecast:
-    if not isinstance(entry, dict):
-        raise InvalidForecastWeights(f"{where} must be an object")
-    cluster, group = entry.get("cluster"), entry.get("group")
-    if not isinstance(cluster, str):
-        raise InvalidForecastWeights(f"{where}.cluster must be a string")
-    if not isinstance(group, str) or not group:
-        raise InvalidForecastWeights(f"{where}.group must be a non-empty string")
-    topics_data = entry.get("topics")
-    if not isinstance(topics_data, dict):
-        raise InvalidForecastWeights(f"{where}.topics must be an object")
-    topics: dict[str, tuple[int | None, ...]] = {}
-    for topic, values in topics_data.items():
-        topics[topic] = _weights(values, f"{where}.topics[{topic!r}]")
-    return GroupForecast(
-        cluster=cluster,
-        group=group,
-        as_of=_timestamp(entry.get("as_of"), f"{where}.as_of"),
-        topics=topics,
-    )
-
-
-def _weights(values: Any, where: str) -> tuple[int | None, ...]:
-    if not isinstance(values, list):
-        raise InvalidForecastWeights(f"{where} must be a list")
-    out: list[int | None] = []
-    for p, value in enumerate(values):
-        if value is None:
-            out.append(None)
-        elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            out.append(value)
-        else:
-            raise InvalidForecastWeights(
-                f"{where}[{p}] must be a non-negative integer or null, got {value!r}"
-            )
-    return tuple(out)
-
-
-def _timestamp(value: Any, where: str) -> datetime:
-    if not isinstance(value, str):
-        raise InvalidForecastWeights(f"{where} must be an ISO 8601 timestamp string")
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise InvalidForecastWeights(f"{where} is not an ISO 8601 timestamp: {value!r}") from exc
-    if parsed.tzinfo is None:
-        raise InvalidForecastWeights(f"{where} must carry a time zone: {value!r}")
-    return parsed
-
-
-def _seconds(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise InvalidForecastWeights(f"{where} must be a positive number of seconds")
-    return float(value)
 
 
 def _iso(moment: datetime) -> str:
