@@ -37,7 +37,7 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
-from lagassign.http.schemas import AssignResponse
+from lagassign.http.schemas import AssignResponse, error_responses
 from lagassign.rates.load import with_load
 
 PATH = "/assign"
@@ -58,18 +58,19 @@ router = APIRouter()
     dependencies=[Depends(require_token)],
     summary="Compute the assignment of one rebalance",
     response_model=AssignResponse,
-    responses={
-        400: {"description": "The request is malformed or contradicts itself (error JSON)."},
-        401: {"description": "A bearer token is configured and the request lacks it."},
-        404: {
-            "description": "Topic-id form: none of the members (unknown_group) or a topic id "
-            "(unknown_topic) is known yet."
-        },
-        409: {"description": "Topic-id form: the members belong to several groups."},
-        413: {"description": "The request is over the configured limits."},
-        415: {"description": "The body is not declared application/json."},
-        503: {"description": "The service cannot answer at all."},
-    },
+    responses=error_responses(
+        {
+            400: "The request is malformed or contradicts itself.",
+            401: "A bearer token is configured and the request lacks it.",
+            404: "Topic-id form: none of the members (unknown_group) or a topic id "
+            "(unknown_topic) is known yet.",
+            408: "The body did not arrive within LAGASSIGN_BODY_TIMEOUT_S.",
+            409: "Topic-id form: the members belong to several groups.",
+            413: "The request is over the configured limits.",
+            415: "The body is not declared application/json.",
+            503: "The service cannot answer at all.",
+        }
+    ),
     openapi_extra={
         "requestBody": {
             "required": True,

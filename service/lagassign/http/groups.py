@@ -33,6 +33,7 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
+from lagassign.http.schemas import error_responses
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -43,7 +44,12 @@ router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
 
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/json": {}, "text/html": {}}},
-    401: {"description": "A token is configured and the bearer token is missing or wrong"},
+    **error_responses(
+        {
+            401: "A token is configured and the bearer token is missing or wrong",
+            422: "A path or query parameter is invalid",
+        }
+    ),
 }
 
 
@@ -95,7 +101,7 @@ async def list_groups(
 @router.get(
     "/groups/{group_id:path}",
     response_class=JSONResponse,
-    responses={**RESPONSES, 404: {"description": "The group is neither tracked nor answered"}},
+    responses={**RESPONSES, **error_responses({404: "The group is neither tracked nor answered"})},
 )
 async def get_group(
     group_id: str,

@@ -1,17 +1,29 @@
-"""The wire schema of the ``POST /assign`` answer, for the OpenAPI document.
+"""The wire schemas of what the service answers, for the OpenAPI document.
 
-The body itself is written by :meth:`lagassign.assign.answer.Answer.to_json`;
-the request's schema is :mod:`lagassign.assign.request`.
+The ``POST /assign`` body itself is written by
+:meth:`lagassign.assign.answer.Answer.to_json` and encoded by the standard
+library's C encoder (no model walk over a 100,000-partition answer); these
+models only say its shape, and ``tests/service/test_contract.py`` checks every
+kind of answer against the schema ``/openapi.json`` serves. ``extra="forbid"``
+makes each object closed (``additionalProperties: false``), so a field the
+encoder writes but the schema does not name fails that test. The request's
+schema is :mod:`lagassign.assign.request`.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
-class LagOut(BaseModel):
+class WireModel(BaseModel):
+    """A closed JSON object: every field required, no other field allowed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LagOut(WireModel):
     source: Literal["request", "kafka", "kafka-load", "forecast", "none"]
     as_of: str | None
     age_seconds: float | None
@@ -19,7 +31,7 @@ class LagOut(BaseModel):
     unknown_partitions: int
 
 
-class StatsOut(BaseModel):
+class StatsOut(WireModel):
     partitions: int
     members: int
     member_lag: dict[str, int]
@@ -31,7 +43,7 @@ class StatsOut(BaseModel):
     compute_ms: float
 
 
-class AssignResponse(BaseModel):
+class AssignResponse(WireModel):
     """The answer of ``POST /assign`` (documented in the OpenAPI schema)."""
 
     group_id: str
@@ -40,3 +52,30 @@ class AssignResponse(BaseModel):
     revoked: dict[str, dict[str, list[int]]]
     lag: LagOut
     stats: StatsOut
+
+
+class ProblemOut(WireModel):
+    """One problem of a refused request body."""
+
+    field: str
+    problem: str
+
+
+class ErrorOut(WireModel):
+    code: str  # docs/http-api.md lists the codes and their statuses
+    message: str
+    details: list[ProblemOut] | dict[str, Any] | None
+
+
+class ErrorResponse(WireModel):
+    """Every error, on every route: ``{"error": {"code", "message", "details"}}``."""
+
+    error: ErrorOut
+
+
+def error_responses(described: dict[int, str]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for error statuses, each with the one error shape."""
+    return {
+        status: {"description": description, "model": ErrorResponse}
+        for status, description in described.items()
+    }
