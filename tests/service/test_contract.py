@@ -23,7 +23,7 @@ import pytest
 from fastapi import FastAPI
 
 from harness.broker import LocalKafka
-from harness.builders import create_topic, produce
+from harness.builders import commit, create_topic, produce
 from lagassign.core.strategies import STRATEGIES
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
@@ -227,12 +227,13 @@ async def test_groups_json_has_no_declared_response_model_yet() -> None:
 
 
 @pytest.mark.kafka
-async def test_a_cold_group_read_on_demand_answers_as_the_schema_says(
+async def test_a_new_group_on_a_cold_sidecar_answers_as_the_schema_says(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("t"), kafka_names("g")
     await create_topic(kafka_broker.bootstrap, topic, 3)
     await produce(kafka_broker.bootstrap, topic, [5, 0, 2])
+    await commit(kafka_broker.bootstrap, group, {(topic, 0): 1})  # 1 and 2: no commit
     settings = Settings.from_environ(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
@@ -241,13 +242,13 @@ async def test_a_cold_group_read_on_demand_answers_as_the_schema_says(
         }
     )
     sent = {
-        "group_id": group,  # never committed: every partition's lag comes from the policy
+        "group_id": group,
         "members": [{"member_id": "m0", "topics": [topic]}, {"member_id": "m1", "topics": [topic]}],
         "partitions": {topic: 3},
-        "reset_policy": "earliest",
+        "reset_policy": "earliest",  # the uncommitted partitions would start at the log start
     }
     async with served(create_app(settings, kafka=True)) as client:
         spec = await openapi(client)
         answer = check(spec, "/assign", "post", await client.post("/assign", json=sent))
     assert answer["lag"]["source"] == "kafka"
-    assert sum(answer["stats"]["member_lag"].values()) == 7
+    assert sum(answer["stats"]["member_lag"].values()) == 4 + 0 + 2
