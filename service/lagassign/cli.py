@@ -2,10 +2,10 @@
 
 lagassign assign [--input FILE] [--strategy NAME]
     Read one POST /assign request (JSON) from FILE or stdin, print the
-    response JSON on stdout. A bad request prints the error JSON on stderr
-    and exits 2. The service's limits apply (lagassign.limits, and the
-    LAGASSIGN_MAX_MEMBERS, _MAX_PARTITIONS and _MAX_BODY_BYTES variables):
-    at most LAGASSIGN_MAX_BODY_BYTES are read.
+    response JSON on stdout (in the request's answer_form). A bad request
+    prints the error JSON on stderr and exits 2. The service's limits
+    apply (lagassign.limits, and the LAGASSIGN_MAX_MEMBERS, _MAX_PARTITIONS
+    and _MAX_BODY_BYTES variables): at most LAGASSIGN_MAX_BODY_BYTES are read.
 
 lagassign serve
     Run the sidecar (uvicorn, one worker) with the settings of the
@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO, TextIO
 
 from lagassign.assign.answer import compute_answer
+from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.request import check_request_limits, parse_assign_request
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
@@ -89,8 +90,14 @@ def run_assign(
     request = parse_assign_request(raw)
     check_request_limits(request, limits)
     answer = compute_answer(request, request_lag_source(request), args.strategy or DEFAULT_STRATEGY)
-    json.dump(answer.to_json(), stdout, separators=(",", ":"))
-    stdout.write("\n")
+    body = answer_body(answer)
+    out = getattr(stdout, "buffer", None)
+    if out is not None:
+        stdout.flush()
+        out.write(body + b"\n")
+        out.flush()
+    else:
+        stdout.write(body.decode() + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -376,8 +376,8 @@ async def test_an_unexpected_failure_is_a_logged_503_without_a_traceback(
     assert sample(app, "lagassign_assign_failures_total", reason="unavailable") == 1
 
 
-async def test_an_answer_for_many_members_is_encoded_in_pieces_to_the_same_json() -> None:
-    members = assign_route.PIECE_MEMBERS + 50
+async def test_an_answer_for_many_members_is_the_json_of_the_answer_values() -> None:
+    members = 150
     body = {
         "group_id": "wide",
         "members": [{"member_id": f"m{i:03d}", "topics": ["a", "b"]} for i in range(members)],
@@ -391,6 +391,6 @@ async def test_an_answer_for_many_members_is_encoded_in_pieces_to_the_same_json(
     assert list(answer) == ["group_id", "strategy", "assignment", "revoked", "lag", "stats"]
     request = parse_assign_request(json.dumps(body))
     expected = compute_answer(request, request_lag_source(request), "balanced").to_json()
-    assert answer["assignment"] == expected["assignment"]
-    whole = assign_route.encode_answer(expected, in_pieces=False)
-    assert assign_route.encode_answer(expected, in_pieces=True) == whole
+    for part in ("assignment", "revoked", "lag"):
+        assert answer[part] == expected[part]
+    assert {**answer["stats"], "compute_ms": 0} == {**expected["stats"], "compute_ms": 0}

@@ -16,6 +16,7 @@ from typing import Any
 
 from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.request import AssignRequest
+from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import AssignmentResult, Member, Rebalance, make_rebalance
 from lagassign.core.stats import AssignmentStats, assignment_stats
@@ -35,6 +36,9 @@ class Answer:
     lag: LagSource
     compute_ms: float
     computed_at: datetime
+    #: The request's ``partitions`` keys, in its order (the indexed form's ``topics``).
+    request_topics: tuple[str, ...] = ()
+    answer_form: AnswerForm = "topics"
 
     def to_json(self) -> dict[str, Any]:
         as_of = self.lag.as_of
@@ -71,18 +75,27 @@ def iso_utc(moment: datetime) -> str:
 
 
 def rebalance_of(request: AssignRequest, lag: LagSource) -> Rebalance:
-    """The core's view of a request; BadRequest when it contradicts itself."""
-    members = [
-        Member(
-            member_id=m.member_id,
-            topics=tuple(m.topics),
-            group_instance_id=m.group_instance_id,
-            owned={t: tuple(ps) for t, ps in m.owned.items()},
-            generation=m.generation,
-            rack=m.rack,
+    """The core's view of a request; BadRequest when it contradicts itself.
+
+    Members that share one topic list (the compact form's ``subscription``) share
+    one tuple of topics too, so the model checks and sorts it once.
+    """
+    shared: dict[int, tuple[str, ...]] = {}
+    members = []
+    for m in request.members:
+        topics = shared.get(id(m.topics))
+        if topics is None:
+            topics = shared[id(m.topics)] = tuple(m.topics)
+        members.append(
+            Member(
+                member_id=m.member_id,
+                topics=topics,
+                group_instance_id=m.group_instance_id,
+                owned={t: tuple(ps) for t, ps in m.owned.items()},
+                generation=m.generation,
+                rack=m.rack,
+            )
         )
-        for m in request.members
-    ]
     try:
         return make_rebalance(
             members,
@@ -152,4 +165,6 @@ def compute_answer(
         lag=lag,
         compute_ms=compute_ms,
         computed_at=now or datetime.now(UTC),
+        request_topics=tuple(request.partitions),
+        answer_form=request.answer_form,
     )

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from lagassign.assign.request import AssignRequest
+from lagassign.assign.request import AssignRequest, subscribed_topic_names
 from lagassign.forecast.source import ForecastSource
 from lagassign.lagview.errors import LagViewError
 from lagassign.lagview.reader import LagReader
@@ -70,13 +70,13 @@ def request_lag_source(request: AssignRequest) -> LagSource:
     """The lags a request carries itself, or none."""
     if request.lags is None:
         return no_lag(subscribed_counts(request))
-    subscribed = {t for m in request.members for t in m.topics}
+    subscribed = subscribed_topic_names(request)
     return LagSource(source="request", lags=request.lags, complete=subscribed <= set(request.lags))
 
 
 def subscribed_counts(request: AssignRequest) -> dict[str, int]:
     """Partition count of every topic some member subscribes to (as the request gives it)."""
-    topics = {t for m in request.members for t in m.topics}
+    topics = subscribed_topic_names(request)
     return {t: n for t, n in request.partitions.items() if t in topics and n >= 0}
 
 

@@ -1,72 +1,33 @@
-"""The wire schema of a ``POST /assign`` request (pydantic), apart from the core's domain values.
+"""Parsing a ``POST /assign`` request, and its size caps.
 
 :func:`parse_assign_request` turns raw JSON bytes into an :class:`AssignRequest`
-and every validation failure into :class:`~lagassign.errors.BadRequest` with a
-message that names the field as ``members[2].topics``.
-
-Every field is strict and bounded by Kafka's own widths (:mod:`lagassign.limits`):
-``true``, ``"4"``, ``2.0`` or ``1e2`` is not an integer, a partition count or a
-generation is 32-bit, a lag 64-bit, an id, topic or rack at most 32,767
-characters. :func:`check_request_limits` then applies the size caps (413).
+(the schema: :mod:`lagassign.assign.request_schema`) with the fast decoder
+(:mod:`lagassign.assign.request_wire`). A body it refuses is run through the
+pydantic schema for the error, which becomes :class:`~lagassign.errors.BadRequest`
+with a message that names the first bad field as ``members[2].topics``.
+:func:`check_request_limits` then applies the size caps (413).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
+from lagassign.assign.request_schema import AssignRequest, MemberIn
+from lagassign.assign.request_wire import DecodeFailure, decode_request, wire_problem
 from lagassign.errors import BadRequest, InvalidJson, TooLarge
-from lagassign.limits import INT32_MAX, INT32_MIN, INT64_MAX, KAFKA_STRING_MAX, RequestLimits
+from lagassign.limits import RequestLimits
 
-#: A Kafka string: group ids, member and instance ids, topic names, racks.
-KafkaString = Annotated[str, Field(strict=True, max_length=KAFKA_STRING_MAX)]
-#: A partition count or a partition number (Kafka's INT32, not negative).
-PartitionInt = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
-#: A generation (Kafka's INT32; -1 is Kafka's "no generation").
-GenerationInt = Annotated[int, Field(strict=True, ge=INT32_MIN, le=INT32_MAX)]
-#: A lag (Kafka's INT64, not negative).
-LagInt = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
-
-
-class MemberIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    member_id: KafkaString
-    group_instance_id: KafkaString | None = None
-    topics: list[KafkaString]
-    owned: dict[KafkaString, list[PartitionInt]] = Field(default_factory=dict)
-    generation: GenerationInt | None = None
-    rack: KafkaString | None = None
-
-
-class AssignRequest(BaseModel):
-    """The body of ``POST /assign`` (``docs/http-api.md``).
-
-    ``group_id`` is required, except in the topic-id form (``topic_ids: true``,
-    what lagassign's broker plugin sends): there every topic is named by its
-    Kafka topic id and the group is resolved from the member ids
-    (:mod:`lagassign.assign.topic_ids`).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    group_id: KafkaString = ""
-    topic_ids: bool = False
-    members: list[MemberIn] = Field(min_length=1)
-    partitions: dict[KafkaString, PartitionInt]
-    partition_racks: dict[KafkaString, list[list[KafkaString]]] | None = None
-    strategy: Annotated[str, Field(max_length=64)] | None = None
-    protocol: Literal["eager", "cooperative"] = "eager"
-    lags: dict[KafkaString, list[LagInt]] | None = None
-    reset_policy: Literal["earliest", "latest", "none"] | None = Field(
-        default=None,
-        description=(
-            "The consumer's auto.offset.reset: the lag of a partition without a committed "
-            "offset is log end - log start (earliest), 0 (latest) or unknown (none). "
-            "Without it, the group's configured reset policy applies."
-        ),
-    )
+__all__ = [
+    "AssignRequest",
+    "MemberIn",
+    "check_request_limits",
+    "distinct_subscriptions",
+    "parse_assign_request",
+    "partition_total",
+    "subscribed_topic_names",
+]
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
@@ -83,20 +44,47 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 def parse_assign_request(raw: bytes | str) -> AssignRequest:
     """Parse and type-check a request; raise BadRequest naming the first bad field."""
     try:
-        request = AssignRequest.model_validate_json(raw)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False, include_context=False, include_input=False)
-        if errors and errors[0]["type"] == "json_invalid":
-            raise InvalidJson(f"the body is not valid JSON: {errors[0]['msg']}") from None
-        details: list[dict[str, Any]] = [
-            {"field": field_path(tuple(e["loc"])), "problem": e["msg"]} for e in errors[:20]
-        ]
-        first = details[0]
-        raise BadRequest(f"{first['field']}: {first['problem']}", details) from None
+        request = decode_request(raw)
+    except DecodeFailure as exc:
+        raise refusal(raw, wire_problem(exc)) from None
     if not request.group_id and not request.topic_ids:
         problem = "required and not empty (only a topic-id request, topic_ids: true, omits it)"
         raise BadRequest(f"group_id: {problem}", [{"field": "group_id", "problem": problem}])
     return request
+
+
+def refusal(raw: bytes | str, fallback: dict[str, str]) -> BadRequest:
+    """The error of a body the fast decoder refused, in the schema's words.
+
+    The pydantic schema names every problem (up to 20); when it finds none, the
+    decoder's own ``fallback`` problem is the answer (the decoder is never more
+    lenient than the schema).
+    """
+    try:
+        AssignRequest.model_validate_json(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_context=False, include_input=False)
+        if errors and errors[0]["type"] == "json_invalid":
+            return InvalidJson(f"the body is not valid JSON: {errors[0]['msg']}")
+        details: list[dict[str, Any]] = [
+            {"field": field_path(tuple(e["loc"])), "problem": e["msg"]} for e in errors[:20]
+        ]
+        first = details[0]
+        return BadRequest(f"{first['field']}: {first['problem']}", details)
+    return BadRequest(f"{fallback['field']}: {fallback['problem']}", [fallback])
+
+
+def distinct_subscriptions(request: AssignRequest) -> list[list[str]]:
+    """Each topic list of the request's members once (members of the compact form share one)."""
+    return list({id(m.topics): m.topics for m in request.members}.values())
+
+
+def subscribed_topic_names(request: AssignRequest) -> set[str]:
+    """Every topic some member subscribes to."""
+    found: set[str] = set()
+    for topics in distinct_subscriptions(request):
+        found.update(topics)
+    return found
 
 
 def partition_total(request: AssignRequest) -> int:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lagassign.assign.request import AssignRequest, MemberIn
+from lagassign.assign.request import AssignRequest, MemberIn, distinct_subscriptions
 from lagassign.errors import AmbiguousGroup, UnknownTopicId, UnresolvedGroup
 from lagassign.lagview.consumer_index import ConsumerGroupIndex
 
@@ -52,7 +52,12 @@ def resolve_topic_ids(request: AssignRequest, index: ConsumerGroupIndex | None) 
         update={
             "group_id": group_id,
             "topic_ids": False,
-            "members": [_named_member(m, names) for m in request.members],
+            "members": _named_members(request.members, names),
+            "subscriptions": (
+                None
+                if request.subscriptions is None
+                else [[names[t] for t in topics] for topics in request.subscriptions]
+            ),
             "partitions": {names[t]: n for t, n in request.partitions.items()},
             "partition_racks": (
                 None
@@ -103,18 +108,29 @@ def keyed_by_topic_id(payload: dict[str, Any], topic_ids: Mapping[str, str]) -> 
 
 def _topic_ids_in(request: AssignRequest) -> list[str]:
     found = set(request.partitions)
+    for topics in distinct_subscriptions(request):
+        found.update(topics)
     for m in request.members:
-        found.update(m.topics)
         found.update(m.owned)
     found.update(request.partition_racks or {})
     found.update(request.lags or {})
     return sorted(found)
 
 
-def _named_member(member: MemberIn, names: Mapping[str, str]) -> MemberIn:
-    return member.model_copy(
-        update={
-            "topics": [names[t] for t in member.topics],
-            "owned": {names[t]: ps for t, ps in member.owned.items()},
-        }
-    )
+def _named_members(members: list[MemberIn], names: Mapping[str, str]) -> list[MemberIn]:
+    """The members with topic names; members sharing one topic list still share one."""
+    shared: dict[int, list[str]] = {}
+    out = []
+    for member in members:
+        topics = shared.get(id(member.topics))
+        if topics is None:
+            topics = shared[id(member.topics)] = [names[t] for t in member.topics]
+        out.append(
+            member.model_copy(
+                update={
+                    "topics": topics,
+                    "owned": {names[t]: ps for t, ps in member.owned.items()},
+                }
+            )
+        )
+    return out

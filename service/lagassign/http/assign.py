@@ -1,17 +1,17 @@
 """``POST /assign``: one rebalance in, one assignment out (``docs/http-api.md``).
 
 The fast path: the raw body is read once (bounded by ``LAGASSIGN_MAX_BODY_BYTES``),
-parsed by pydantic's JSON parser straight into the wire model, and the answer is
-encoded with the standard library's C JSON encoder into a plain ``Response``
-(no ``jsonable_encoder`` walk over a 100,000-partition answer). Large requests
-are parsed, computed and encoded in a worker thread, so the event loop keeps
-serving ``/livez``, ``/metrics`` and the lag refresh meanwhile.
+decoded by msgspec straight into the request's values (pydantic only words the
+error of a refused body: :mod:`lagassign.assign.request`), and the answer is
+encoded by msgspec into a plain ``Response`` (no ``jsonable_encoder`` walk over a
+million-partition answer), in the form the request asks (``answer_form``). Large
+requests are parsed, computed and encoded in a worker thread, so the event loop
+keeps serving ``/livez``, ``/metrics`` and the lag refresh meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from fastapi import APIRouter, Depends, Request, Response
 
 from lagassign.assign.answer import Answer, compute_answer
+from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
 from lagassign.assign.request import (
     AssignRequest,
@@ -26,7 +27,7 @@ from lagassign.assign.request import (
     parse_assign_request,
     partition_total,
 )
-from lagassign.assign.topic_ids import keyed_by_topic_id, resolve_topic_ids
+from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.errors import RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
 from lagassign.http.parts import (
@@ -37,7 +38,7 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
-from lagassign.http.schemas import AssignResponse, error_responses
+from lagassign.http.schemas import AssignResponse, IndexedAssignResponse, error_responses
 from lagassign.rates.load import with_load
 
 PATH = "/assign"
@@ -45,8 +46,6 @@ PATH = "/assign"
 # Past these sizes, parsing and computing leave the event loop for a worker thread.
 THREAD_BODY_BYTES = 64 * 1024
 THREAD_PARTITIONS = 5_000
-# Past this many members, the answer is encoded member by member.
-PIECE_MEMBERS = 100
 
 T = TypeVar("T")
 
@@ -57,7 +56,7 @@ router = APIRouter()
     PATH,
     dependencies=[Depends(require_token)],
     summary="Compute the assignment of one rebalance",
-    response_model=AssignResponse,
+    response_model=AssignResponse | IndexedAssignResponse,
     responses=error_responses(
         {
             400: "The request is malformed or contradicts itself.",
@@ -121,32 +120,9 @@ def answer_and_body(
     default_strategy: str,
     topic_ids: Mapping[str, str] | None = None,
 ) -> tuple[Answer, bytes]:
-    """The answer and its JSON; keyed by topic id when the request named topics so."""
+    """The answer and its JSON, in the request's answer form; labelled by topic id if asked so."""
     answer = compute_answer(request, lag, default_strategy)
-    payload = answer.to_json()
-    if topic_ids is not None:
-        payload = keyed_by_topic_id(payload, topic_ids)
-    return answer, encode_answer(payload, in_pieces=answer.stats.members > PIECE_MEMBERS)
-
-
-def encode_answer(payload: dict[str, Any], *, in_pieces: bool) -> bytes:
-    """The response JSON; a large assignment is encoded one member at a time.
-
-    Encoding member by member costs the same as one ``json.dumps`` call but
-    gives the event loop a chance to run between members (one C call over a
-    100,000-partition answer would hold the interpreter for its whole length).
-    """
-    if not in_pieces:
-        return json.dumps(payload, separators=(",", ":")).encode()
-    encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-    members = ",".join(
-        f"{encode(member)}:{encode(topics)}" for member, topics in payload["assignment"].items()
-    )
-    fields = [
-        f"{encode(key)}:{{{members}}}" if key == "assignment" else f"{encode(key)}:{encode(value)}"
-        for key, value in payload.items()
-    ]
-    return ("{" + ",".join(fields) + "}").encode()
+    return answer, answer_body(answer, topic_ids)
 
 
 async def off_loop(in_thread: bool, function: Callable[..., T], *args: Any) -> T:

@@ -1,13 +1,14 @@
 """The wire schemas of what the service answers, for the OpenAPI document.
 
 The ``POST /assign`` body itself is written by
-:meth:`lagassign.assign.answer.Answer.to_json` and encoded by the standard
-library's C encoder (no model walk over a 100,000-partition answer); these
-models only say its shape, and ``tests/service/test_contract.py`` checks every
-kind of answer against the schema ``/openapi.json`` serves. ``extra="forbid"``
+:meth:`lagassign.assign.answer.Answer.to_json` (and
+:mod:`lagassign.assign.answer_forms`) and encoded by msgspec (no model walk over a
+million-partition answer); these models only say its shape, and
+``tests/service/test_contract.py`` checks every kind of answer against the schema
+``/openapi.json`` serves. ``extra="forbid"``
 makes each object closed (``additionalProperties: false``), so a field the
 encoder writes but the schema does not name fails that test. The request's
-schema is :mod:`lagassign.assign.request`.
+schema is :mod:`lagassign.assign.request_schema`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,22 @@ class AssignResponse(WireModel):
     strategy: str
     assignment: dict[str, dict[str, list[int]]]
     revoked: dict[str, dict[str, list[int]]]
+    lag: LagOut
+    stats: StatsOut
+
+
+class IndexedAssignResponse(WireModel):
+    """The answer of ``POST /assign`` asked with ``answer_form: "indexed"``.
+
+    ``topics`` lists the request's ``partitions`` keys in its order; ``assignment`` and
+    ``revoked`` map each member to ``[[topic_index, [partition, ...]], ...]``.
+    """
+
+    group_id: str
+    strategy: str
+    topics: list[str]
+    assignment: dict[str, list[tuple[int, list[int]]]]
+    revoked: dict[str, list[tuple[int, list[int]]]]
     lag: LagOut
     stats: StatsOut
 
