@@ -3,6 +3,7 @@
     Exception
      └── LagassignError                 code, HTTP status, message, details
           ├── BadRequest (ValueError)   400 invalid_json / invalid_request
+          │    └── WrongGroup           400 wrong_group (its members are in another group)
           ├── InvalidHost               400 invalid_host
           ├── Unauthorized              401 unauthorized
           ├── UnknownGroup              404 not_found
@@ -44,6 +45,12 @@ class BadRequest(LagassignError, ValueError):
 
 class InvalidJson(BadRequest):
     code = "invalid_json"
+
+
+class WrongGroup(BadRequest):
+    """An ``/assign`` request whose members the lag view knows in another group, none in its own."""
+
+    code = "wrong_group"
 
 
 class InvalidHost(LagassignError):

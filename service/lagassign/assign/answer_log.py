@@ -10,7 +10,8 @@ summaries, not the requests, so a huge group does not pin its request in memory.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from lagassign.assign.answer import Answer
@@ -31,6 +32,8 @@ class AnswerRecord:
     members: int
     partitions: int
     assignment: Assignment
+    #: member id -> ``group.instance.id``, for the members that have one (static members).
+    instance_ids: Mapping[str, str] = field(default_factory=dict)
 
 
 # What a record costs besides its assignment, and each partition number in it.
@@ -45,7 +48,7 @@ def record_bytes(group_id: str, record: AnswerRecord) -> int:
         size += len(member_id) + sum(
             len(topic) + PARTITION_BYTES * len(parts) for topic, parts in topics.items()
         )
-    return size
+    return size + sum(len(i) for i in record.instance_ids.values())
 
 
 class AnswerLog:
@@ -70,6 +73,11 @@ class AnswerLog:
             members=answer.stats.members,
             partitions=answer.stats.partitions,
             assignment=answer.result.assignment,
+            instance_ids={
+                m.member_id: m.group_instance_id
+                for m in answer.rebalance.members
+                if m.group_instance_id
+            },
         )
         group = answer.group_id
         records = self._records.get(group)

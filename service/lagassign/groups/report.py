@@ -11,7 +11,12 @@ last answers the service computed for it (:class:`~lagassign.assign.answer_log.A
 - per member of the live assignment: partitions, lag sum, share of the group's lag;
 - skew: the imbalance of the live assignment now, what the default strategy would
   give now (the core run on the snapshot's lags and the live members), hot partitions;
-- the last answers and whether the live assignment matches the last one.
+- the last answers and whether the live assignment matches the last one (members
+  matched by ``group.instance.id`` when they have one, so a static member that
+  restarted under a new member id still matches);
+- how the live assignment was made (``assigned_by``: the sidecar's answer or the
+  shims' range fallback, from the assignment's user data) and how often each kind
+  was seen (``assignments_seen``).
 
 Worked example: two live members, ``c-1`` holding ``t0-0`` (lag 900) and ``c-2``
 holding ``t0-1`` and ``t0-2`` (lags 50 and 50). The group's lag is 1000, the mean
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -38,6 +43,7 @@ from lagassign.core.model import Assignment, Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from lagassign.groups.rates import NO_RATES, GroupRates
+from lagassign.lagview.assignment_note import AssignmentNote, live_note
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
 HOT_PARTITIONS = 5
@@ -63,6 +69,11 @@ def consumer_protocol_note(assignor: str | None) -> str:
 
 MatchStatus = Literal["matches", "differs", "pending", "unknown"]
 TopicPartition = tuple[str, int]
+#: Who holds a partition: ("instance", group.instance.id) for a static member, else
+#: ("member", member id).
+Holder = tuple[str, str]
+#: (by, reason or "") -> how many live assignments of that kind the refreshes saw.
+AssignmentsSeen = Mapping[tuple[str, str], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +183,11 @@ class HotPartition:
 class StrategyNow:
     """What a strategy would give the live members on the snapshot's lags now.
 
-    The snapshot does not carry the members' subscriptions, so every live member
-    is taken as subscribed to every topic the group reads; the live assignment
-    counts as owned, so ``moved`` is how many partitions would change hands.
+    Each member's subscription is the one the group's description reports (the
+    classic consumer protocol's member metadata, or a consumer-protocol member's
+    subscribed topics); a member whose subscription is not known is taken as
+    subscribed to every topic the group reads (``assumes`` says which). The live
+    assignment counts as owned, so ``moved`` is how many partitions would change hands.
     """
 
     strategy: str
@@ -183,6 +196,7 @@ class StrategyNow:
     imbalance: float
     moved: int
     compute_ms: float
+    assumes: str = "every live member subscribes to every topic the group reads"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,7 +206,7 @@ class StrategyNow:
             "imbalance": round(self.imbalance, 4),
             "moved": self.moved,
             "compute_ms": round(self.compute_ms, 3),
-            "assumes": "every live member subscribes to every topic the group reads",
+            "assumes": self.assumes,
         }
 
 
@@ -223,6 +237,8 @@ class Skew:
 @dataclass(frozen=True, slots=True)
 class LiveMatch:
     """Whether the group's live assignment is the service's last answer.
+
+    Members are matched by ``group.instance.id`` when they have one, else by member id.
 
     - ``matches``: every partition is where the last answer put it;
     - ``differs``: it is not (``differing_partitions`` of them): the consumers
@@ -260,6 +276,9 @@ class GroupReport:
     live_vs_last_answer: LiveMatch
     #: Live rates and time lag (:mod:`lagassign.groups.rates`).
     rates: GroupRates = NO_RATES
+    #: How the live assignment was made, from its user data (``None``: not known).
+    assigned_by: AssignmentNote | None = None
+    assignments_seen: AssignmentsSeen = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         rates = self.rates
@@ -280,6 +299,8 @@ class GroupReport:
             "skew": self.skew.to_json(),
             "last_answers": [answer_json(a) for a in self.last_answers],
             "live_vs_last_answer": self.live_vs_last_answer.to_json(),
+            "assigned_by": self.assigned_by.to_json() if self.assigned_by else None,
+            "assignments_seen": seen_json(self.assignments_seen),
         }
 
 
@@ -293,6 +314,8 @@ class GroupSummary:
     imbalance: float | None
     last_answer: AnswerRecord | None
     live_vs_last_answer: LiveMatch
+    assigned_by: AssignmentNote | None = None
+    assignments_seen: AssignmentsSeen = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         last = self.last_answer
@@ -303,6 +326,8 @@ class GroupSummary:
             "imbalance": rounded(self.imbalance, 4),
             "last_answer": answer_json(last) if last else None,
             "live_vs_last_answer": self.live_vs_last_answer.to_json(),
+            "assigned_by": self.assigned_by.to_json() if self.assigned_by else None,
+            "assignments_seen": seen_json(self.assignments_seen),
         }
 
 
@@ -319,6 +344,7 @@ def group_report(
     stale_after_s: float | None = None,
     refresh_error: str | None = None,
     rates: GroupRates = NO_RATES,
+    assignments_seen: AssignmentsSeen | None = None,
 ) -> GroupReport:
     """The full report of one group; ``answers`` newest first."""
     header = group_header(snapshot)
@@ -348,6 +374,8 @@ def group_report(
         last_answers=tuple(answers),
         live_vs_last_answer=compare_live(snapshot, live, answers[0] if answers else None),
         rates=rates,
+        assigned_by=assigned_by(snapshot),
+        assignments_seen=dict(assignments_seen or {}),
     )
 
 
@@ -359,6 +387,7 @@ def group_summary(
     now: datetime,
     stale_after_s: float | None = None,
     refresh_error: str | None = None,
+    assignments_seen: AssignmentsSeen | None = None,
 ) -> GroupSummary:
     """The list view of one group: cheap (no strategy is run)."""
     header = group_header(snapshot)
@@ -371,6 +400,8 @@ def group_summary(
         imbalance=live_imbalance(members, header.total_lag),
         last_answer=last_answer,
         live_vs_last_answer=compare_live(snapshot, live, last_answer),
+        assigned_by=assigned_by(snapshot),
+        assignments_seen=dict(assignments_seen or {}),
     )
 
 
@@ -494,10 +525,11 @@ def strategy_now(
     if not lags:
         return None, "the group reads no partitions"
     topics = tuple(lags)
+    described = all(m.subscribed_topics for m in snapshot.members)
     members = [
         Member(
             member_id=m.member_id,
-            # A consumer-protocol member says what it subscribes to; a classic one does not.
+            # The subscription the description reports; every topic when it is not known.
             topics=tuple(t for t in m.subscribed_topics if t in lags) or topics,
             group_instance_id=m.group_instance_id,
             owned={t: tuple(ps) for t, ps in live.get(m.member_id, {}).items() if t in lags},
@@ -520,6 +552,12 @@ def strategy_now(
             imbalance=stats.imbalance,
             moved=stats.moved,
             compute_ms=compute_ms,
+            assumes=(
+                "each member's subscription as the group's description reports it"
+                if described
+                else "every live member whose subscription is not known subscribes to "
+                "every topic the group reads"
+            ),
         ),
         None,
     )
@@ -535,11 +573,11 @@ def compare_live(
         return LiveMatch("unknown", "no lag snapshot of this group yet")
     if last.computed_at > snapshot.as_of:
         return LiveMatch("pending", "the last answer is newer than the snapshot")
-    live_owner = owners(live)
+    live_owner = owners(live, holders(snapshot))
     if not live_owner:
         state = snapshot.state or "unknown"
         return LiveMatch("unknown", f"the live assignment is not known (group state {state})")
-    answer_owner = owners(last.assignment)
+    answer_owner = owners(last.assignment, last.instance_ids)
     differing = sum(
         1
         for tp in live_owner.keys() | answer_owner.keys()
@@ -547,21 +585,45 @@ def compare_live(
     )
     if differing == 0:
         return LiveMatch("matches", "every partition is where the last answer put it", 0)
+    note = assigned_by(snapshot)
+    why = (
+        f"the leader fell back to the range assignor ({note.reason or 'no reason given'}), "
+        "as the assignment's user data says"
+        if note is not None and note.fallback
+        else "the consumers probably fell back to their own assignor or rebalanced without asking"
+    )
     return LiveMatch(
         "differs",
-        f"{differing} partition(s) are not where the last answer put them: the consumers "
-        "probably fell back to their own assignor or rebalanced without asking",
+        f"{differing} partition(s) are not where the last answer put them: {why}",
         differing,
     )
 
 
-def owners(assignment: Assignment) -> dict[TopicPartition, str]:
-    return {
-        (topic, p): member_id
-        for member_id, topics in assignment.items()
-        for topic, parts in topics.items()
-        for p in parts
-    }
+def holders(snapshot: GroupSnapshot) -> dict[str, str]:
+    """Member id -> ``group.instance.id`` for the live static members."""
+    return {m.member_id: m.group_instance_id for m in snapshot.members if m.group_instance_id}
+
+
+def owners(
+    assignment: Assignment, instance_ids: Mapping[str, str] | None = None
+) -> dict[TopicPartition, Holder]:
+    """Partition -> who holds it: the static member's instance id, else the member id."""
+    ids = instance_ids or {}
+    out: dict[TopicPartition, Holder] = {}
+    for member_id, topics in assignment.items():
+        instance = ids.get(member_id)
+        holder = ("instance", instance) if instance else ("member", member_id)
+        for topic, parts in topics.items():
+            for p in parts:
+                out[(topic, p)] = holder
+    return out
+
+
+def assigned_by(snapshot: GroupSnapshot | None) -> AssignmentNote | None:
+    """How the live assignment was made, from the notes in its user data."""
+    if snapshot is None:
+        return None
+    return live_note(m.note for m in snapshot.members)
 
 
 # --- JSON pieces ---------------------------------------------------------------------
@@ -596,6 +658,13 @@ def answer_json(a: AnswerRecord) -> dict[str, Any]:
         "moved": a.moved,
         "compute_ms": round(a.compute_ms, 3),
     }
+
+
+def seen_json(seen: AssignmentsSeen) -> list[dict[str, Any]]:
+    return [
+        {"by": by, "reason": reason or None, "count": count}
+        for (by, reason), count in sorted(seen.items())
+    ]
 
 
 def rounded(value: float | None, digits: int) -> float | None:

@@ -39,6 +39,7 @@ from lagassign.http.parts import (
     SettingsDep,
 )
 from lagassign.http.schemas import AssignResponse, IndexedAssignResponse, error_responses
+from lagassign.lagview.member_check import check_members
 from lagassign.rates.load import with_load
 
 PATH = "/assign"
@@ -59,7 +60,8 @@ router = APIRouter()
     response_model=AssignResponse | IndexedAssignResponse,
     responses=error_responses(
         {
-            400: "The request is malformed or contradicts itself.",
+            400: "The request is malformed or contradicts itself, or its members are "
+            "members of another group than the one it names (wrong_group).",
             401: "A bearer token is configured and the request lacks it.",
             404: "Topic-id form: none of the members (unknown_group) or a topic id "
             "(unknown_topic) is known yet.",
@@ -100,6 +102,8 @@ async def assign(
         index = lag_view.consumer_index if lag_view is not None else None
         named = resolve_topic_ids(parsed, index)
         parsed, by_id, budget_s = named.request, named.topic_ids, 0.0
+    if lag_view is not None:
+        check_members(parsed.group_id, (m.member_id for m in parsed.members), lag_view.snapshots())
     lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
     if settings.lag_model == "load" and rates is not None:
         lag = with_load(lag, parsed.group_id, rates, settings.load_horizon_s)

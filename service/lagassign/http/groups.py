@@ -30,6 +30,7 @@ from lagassign.http.parts import (
     AnswersDep,
     ForecastDep,
     LagViewDep,
+    MetricsDep,
     RatesDep,
     SettingsDep,
 )
@@ -60,11 +61,13 @@ async def list_groups(
     view: LagViewDep,
     answers: AnswersDep,
     forecast: ForecastDep,
+    metrics: MetricsDep,
 ) -> Response:
     """Every tracked group with its freshness and summary, and the forecast weights' state."""
     snapshots = dict(view.snapshots()) if view is not None else {}
     group_ids = sorted(set(snapshots) | set(answers.groups()))
     last = {group_id: answers.last(group_id) for group_id in group_ids}
+    seen = {group_id: metrics.assignments.seen(group_id) for group_id in group_ids}
     health = lag_view_health(view)
     weights = forecast.state().to_json() if forecast is not None else None
     now = datetime.now(UTC)
@@ -81,6 +84,7 @@ async def list_groups(
                 now=now,
                 stale_after_s=stale_after,
                 refresh_error=refresh_error,
+                assignments_seen=seen[group_id],
             )
             for group_id in group_ids
         ]
@@ -111,6 +115,7 @@ async def get_group(
     answers: AnswersDep,
     window: RatesDep,
     tracker: AdviceDep,
+    metrics: MetricsDep,
 ) -> Response:
     """One group: freshness, header, rates, partitions, members, skew, last answers, advice."""
     snapshot = view.snapshot(group_id) if view is not None else None
@@ -129,6 +134,7 @@ async def get_group(
     refresh_error = outage(view)
     as_html = prefers_html(request.headers.get("accept"))
     advice = tracker.advice_of(group_id) if tracker is not None else None
+    seen = metrics.assignments.seen(group_id)
 
     def respond() -> Response:
         report = group_report(
@@ -140,6 +146,7 @@ async def get_group(
             stale_after_s=stale_after,
             refresh_error=refresh_error,
             rates=rates,
+            assignments_seen=seen,
         )
         if as_html:
             return html(render_group(report, advice))

@@ -64,7 +64,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         listeners = [*refresh_listeners(settings, metrics), rates, advice]
         lag_view = kafka_lag_view(settings, listeners=listeners)
     elif isinstance(lag_view, RefreshLoop):
-        lag_view.listeners.append(advice)
+        lag_view.listeners.extend((advice, metrics.assignments))
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
         advice.watch(lag_view)
@@ -78,6 +78,8 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     answers = AnswerLog(
         max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes
     )
+    if lag_view is not None:
+        metrics.collect_live_match_of(lag_view, answers)
     return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice)
 
 
@@ -105,7 +107,12 @@ def advice_tracker(settings: Settings) -> AdviceTracker:
 def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[RefreshListener]:
     """Who hears of each refresh: the refresh metrics, the answer counters (a tracked
     group's counters start at 0), the outage log, and the history when it is recorded."""
-    listeners: list[RefreshListener] = [metrics.refresh, metrics.assign, OutageLog()]
+    listeners: list[RefreshListener] = [
+        metrics.refresh,
+        metrics.assign,
+        metrics.assignments,
+        OutageLog(),
+    ]
     if settings.history_dir is not None:
         sink = ParquetHistorySink(
             settings.history_dir,

@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
-from aiokafka.coordinator.protocol import (  # type: ignore[import-untyped]
-    ConsumerProtocolMemberAssignment,
-)
 from aiokafka.errors import (  # type: ignore[import-untyped]
     CoordinatorLoadInProgressError,
     CoordinatorNotAvailableError,
@@ -26,7 +23,13 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 )
 from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-untyped]
 
+from lagassign.lagview.assignment_note import read_assignment_note, read_instance_id
 from lagassign.lagview.errors import GroupReadError
+from lagassign.lagview.member_metadata import (
+    Subscription,
+    decode_member_assignment,
+    decode_subscription,
+)
 from lagassign.lagview.protocol import (
     ConsumerGroupDescribe,
     ConsumerGroupDescribeResponseV0,
@@ -98,14 +101,7 @@ def decode_assignment(data: bytes | None) -> dict[str, tuple[int, ...]]:
     """
     if not data:
         return {}
-    try:
-        decoded = ConsumerProtocolMemberAssignment.decode(data)
-    except (ValueError, EOFError, IndexError) as exc:  # struct.error is a ValueError
-        raise ValueError(f"not a consumer-protocol assignment: {exc}") from exc
-    out: dict[str, list[int]] = {}
-    for topic, partitions in decoded.assignment:
-        out.setdefault(topic, []).extend(partitions)
-    return {t: tuple(sorted(ps)) for t, ps in sorted(out.items())}
+    return dict(decode_member_assignment(data).partitions)
 
 
 class GroupReader:
@@ -276,17 +272,18 @@ class GroupReader:
 
 
 def describe_answer(group_id: str, raw: tuple[Any, ...]) -> GroupDescription:
-    """A ``DescribeGroups`` group entry (v4 layout) -> :class:`GroupDescription`."""
+    """A ``DescribeGroups`` group entry (v4 layout) -> :class:`GroupDescription`.
+
+    For a ``consumer`` protocol type, each member's metadata (its subscription)
+    and assignment bytes are decoded: topics, owned partitions, generation, rack,
+    and the lagassign shims' notes. Bytes that do not decode leave those parts empty.
+    """
     _error, _group, state, protocol_type, protocol, members = raw[:6]
-    decoded: list[MemberDescription] = []
-    for member_id, instance_id, client_id, host, _metadata, assignment in members:
-        try:
-            owned: Mapping[str, tuple[int, ...]] = (
-                decode_assignment(assignment) if protocol_type == "consumer" else {}
-            )
-        except ValueError:
-            owned = {}
-        decoded.append(MemberDescription(member_id, instance_id, client_id, host, owned))
+    consumer = protocol_type == "consumer"
+    decoded = [
+        consumer_member(*member) if consumer else MemberDescription(*member[:4])
+        for member in members
+    ]
     decoded.sort(key=lambda m: m.member_id)
     return GroupDescription(
         group_id=group_id,
@@ -294,6 +291,40 @@ def describe_answer(group_id: str, raw: tuple[Any, ...]) -> GroupDescription:
         protocol_type=protocol_type or "",
         assignment_strategy=protocol or None,
         members=tuple(decoded),
+    )
+
+
+def consumer_member(
+    member_id: str,
+    instance_id: str | None,
+    client_id: str,
+    host: str,
+    metadata: bytes | None,
+    assignment: bytes | None,
+) -> MemberDescription:
+    """One member of a classic consumer group, its subscription and assignment decoded."""
+    try:
+        given = decode_member_assignment(assignment) if assignment else None
+    except ValueError:
+        given = None
+    try:
+        subscription = decode_subscription(metadata) if metadata else None
+    except ValueError:
+        subscription = None
+    if subscription is None:
+        subscription = Subscription(topics=(), user_data=None)
+    return MemberDescription(
+        member_id=member_id,
+        # Before DescribeGroups v4 the broker does not say; lagassign's shims do.
+        group_instance_id=instance_id or read_instance_id(subscription.user_data),
+        client_id=client_id,
+        host=host,
+        assignment=given.partitions if given is not None else {},
+        rack=subscription.rack,
+        subscribed_topics=subscription.topics,
+        owned=subscription.owned,
+        generation=subscription.generation,
+        note=read_assignment_note(given.user_data) if given is not None else None,
     )
 
 

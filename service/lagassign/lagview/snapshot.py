@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.rules import Isolation, ResetPolicy, lag_by_reset
 
 
@@ -53,8 +54,15 @@ class MemberDescription:
     stable or uses a protocol whose assignment cannot be decoded.
 
     A member of a consumer-protocol group (``ConsumerGroupDescribe``) also has
-    its ``rack``, its ``subscribed_topics`` and its ``member_epoch``; a classic
-    member leaves them ``None``/empty.
+    its ``rack``, its ``subscribed_topics`` and its ``member_epoch``.
+
+    A classic member's ``subscribed_topics``, ``owned``, ``generation`` and
+    ``rack`` come from its subscription bytes (the consumer protocol's member
+    metadata, :mod:`lagassign.lagview.member_metadata`): ``owned`` is what it
+    said it held when it joined, ``generation`` the generation those partitions
+    came from. ``note`` is how the leader made the live assignment, read from the
+    assignment's user data when lagassign's shims wrote it
+    (:mod:`lagassign.lagview.assignment_note`), else ``None``.
     """
 
     member_id: str
@@ -65,6 +73,9 @@ class MemberDescription:
     rack: str | None = None
     subscribed_topics: tuple[str, ...] = ()
     member_epoch: int | None = None
+    owned: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    generation: int | None = None
+    note: AssignmentNote | None = None
 
 
 @dataclass(frozen=True, slots=True)

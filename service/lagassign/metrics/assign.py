@@ -34,6 +34,7 @@ from lagassign.errors import (
     Unauthorized,
     Unavailable,
     UnsupportedMediaType,
+    WrongGroup,
 )
 from lagassign.lagview.listeners import Refresh
 
@@ -45,6 +46,7 @@ DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0
 FAILURE_REASONS: tuple[str, ...] = (
     InvalidJson.code,
     BadRequest.code,
+    WrongGroup.code,
     Unauthorized.code,
     TooLarge.code,
     UnsupportedMediaType.code,

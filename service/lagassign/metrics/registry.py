@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Info
 
 from lagassign import __version__
+from lagassign.assign.answer_log import AnswerLog
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics.assign import AssignMetrics
+from lagassign.metrics.assigned_by import AssignmentWatch
 from lagassign.metrics.forecast import ForecastWeightsCollector, WeightsReader
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
+from lagassign.metrics.live_match import LiveMatchCollector
 from lagassign.metrics.rates import RatesCollector
 from lagassign.rates.window import RateWindow
 
@@ -21,6 +24,8 @@ class ServiceMetrics:
     assign: AssignMetrics
     refresh: RefreshMetrics
     partition_metrics: bool
+    #: How each group's live assignment was made (a refresh listener).
+    assignments: AssignmentWatch
 
     def collect_weights_of(self, source: WeightsReader) -> None:
         """Expose the forecast weights' state at every scrape."""
@@ -29,6 +34,12 @@ class ServiceMetrics:
     def collect_lag_of(self, lag_view: LagReader) -> None:
         """Expose the lag of ``lag_view``'s cached snapshots at every scrape."""
         self.registry.register(LagViewCollector(lag_view, partition_metrics=self.partition_metrics))
+
+    def collect_live_match_of(self, lag_view: LagReader, answers: AnswerLog) -> None:
+        """Expose, per answered group, whether its live assignment is the last answer,
+        and how its live assignment was made."""
+        self.assignments.watch(lag_view)
+        self.registry.register(LiveMatchCollector(lag_view, answers))
 
     def collect_rates_of(self, lag_view: LagReader, rates: RateWindow) -> None:
         """Expose the live rates and time lag of ``lag_view``'s groups at every scrape."""
@@ -45,9 +56,12 @@ def service_metrics(
     Info("lagassign_build", "The running lagassign version.", registry=registry).info(
         {"version": __version__}
     )
+    assignments = AssignmentWatch(max_groups=max_groups)
+    registry.register(assignments)
     return ServiceMetrics(
         registry,
         AssignMetrics(registry, max_groups=max_groups, group_idle_s=group_idle_s),
         RefreshMetrics(registry),
         partition_metrics,
+        assignments,
     )

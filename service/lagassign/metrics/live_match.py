@@ -1,0 +1,60 @@
+"""``lagassign_live_assignment_matches{group}``: is the live assignment the last answer?
+
+Read at scrape time from the lag view's cached snapshots and the answer log, by
+the same comparison ``/groups`` shows (:func:`lagassign.groups.report.compare_live`,
+static members matched by ``group.instance.id``):
+
+- 1: every partition is where the sidecar's last answer for the group put it;
+- 0: it is not (the leader fell back to range, or rebalanced without asking);
+- absent: not known (no answer yet, no snapshot, the answer is newer than the
+  snapshot, or the live assignment is not known, as while the group rebalances).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from lagassign.assign.answer_log import AnswerRecord
+from lagassign.groups.report import compare_live, live_assignment
+from lagassign.lagview.reader import LagReader
+
+MATCH_VALUES = {"matches": 1.0, "differs": 0.0}
+
+
+class AnswersReader(Protocol):
+    """What the collector reads of the answer log."""
+
+    def groups(self) -> list[str]: ...
+
+    def last(self, group_id: str) -> AnswerRecord | None: ...
+
+
+class LiveMatchCollector(Collector):
+    def __init__(self, lag_view: LagReader, answers: AnswersReader) -> None:
+        self._lag_view = lag_view
+        self._answers = answers
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "lagassign_live_assignment_matches",
+            "1 when the group's live assignment is the sidecar's last answer for it, 0 when "
+            "it differs; absent when not known.",
+            labels=["group"],
+        )
+        snapshots = self._lag_view.snapshots()
+        for group_id in self._answers.groups():
+            snapshot = snapshots.get(group_id)
+            if snapshot is None:
+                continue
+            match = compare_live(snapshot, live_assignment(snapshot), self._answers.last(group_id))
+            value = MATCH_VALUES.get(match.status)
+            if value is not None:
+                family.add_metric([group_id], value)
+        yield family
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())

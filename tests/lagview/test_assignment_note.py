@@ -1,0 +1,49 @@
+"""The shims' notes in the protocol user data, read leniently."""
+
+from __future__ import annotations
+
+import pytest
+
+from lagassign.lagview.assignment_note import (
+    AssignmentNote,
+    live_note,
+    read_assignment_note,
+    read_instance_id,
+)
+
+
+def test_the_notes_the_shims_write_are_read() -> None:
+    sidecar = read_assignment_note(b'{"v":1,"by":"sidecar","strategy":"balanced"}')
+    assert sidecar == AssignmentNote("sidecar", None, "balanced")
+    assert sidecar is not None
+    assert (sidecar.fallback, sidecar.lag_blind) == (False, False)
+    fallback = read_assignment_note(b'{"v":1,"by":"range","reason":"unreachable"}')
+    assert fallback == AssignmentNote("range", "unreachable")
+    assert fallback is not None
+    assert (fallback.fallback, fallback.lag_blind) == (True, False)
+    blind = read_assignment_note(b'{"v":1,"by":"sidecar","reason":"lag_partial"}')
+    assert blind is not None
+    assert (blind.fallback, blind.lag_blind) == (False, True)
+    assert fallback.to_json() == {"by": "range", "reason": "unreachable", "strategy": None}
+
+
+@pytest.mark.parametrize(
+    "raw", [None, b"", b"\xff\xfe", b"[1]", b'{"by":"roundrobin"}', b'{"v":1}', b"not json"]
+)
+def test_user_data_of_another_kind_reads_as_no_note(raw: bytes | None) -> None:
+    assert read_assignment_note(raw) is None
+
+
+def test_the_instance_id_from_the_subscription_user_data() -> None:
+    assert read_instance_id(b'{"v":1,"instance_id":"web-1"}') == "web-1"
+    assert read_instance_id(b'{"v":1,"instance_id":null}') is None
+    assert read_instance_id(b'{"v":1,"instance_id":7}') is None
+    assert read_instance_id(b"\x00") is None
+
+
+def test_the_group_note_is_the_one_most_members_carry() -> None:
+    by_range = AssignmentNote("range", "timeout")
+    by_sidecar = AssignmentNote("sidecar", None, "balanced")
+    assert live_note([by_range, None, by_range, by_sidecar]) == by_range
+    assert live_note([None, None]) is None
+    assert live_note([]) is None
