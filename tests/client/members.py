@@ -105,16 +105,25 @@ class AiokafkaMember:
         url: str,
         timeout_s: float,
         commit: bool = True,
+        *,
+        group_instance_id: str | None = None,
+        shim_group: str | None = None,
     ) -> None:
         self.name = name
         self.commit = commit
         # The consumer reads from the earliest offset; the shim says so to the sidecar.
+        # ``shim_group``: another group id for the shim than the consumer's (a mistake).
         self.assignor = LagAssignor(
-            url=url, group_id=group, timeout_s=timeout_s, reset_policy="earliest"
+            url=url,
+            group_id=shim_group or group,
+            timeout_s=timeout_s,
+            reset_policy="earliest",
+            instance_id=group_instance_id,
         )
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=bootstrap,
             group_id=group,
+            group_instance_id=group_instance_id,
             client_id=name,
             partition_assignment_strategy=(self.assignor,),
             enable_auto_commit=False,
@@ -165,6 +174,10 @@ class AiokafkaMember:
     def decision_seconds(self) -> float | None:
         decision = self.assignor.last_decision
         return None if decision is None else decision.seconds
+
+    def member_id(self) -> str:
+        """The member id the coordinator gave this consumer."""
+        return str(self.consumer._coordinator.member_id)
 
 
 class KafkaPythonMember:
