@@ -128,8 +128,8 @@ async def test_a_cold_sidecar_reads_the_fallback_and_the_subscriptions_from_the_
             assert report["live_vs_last_answer"]["status"] == "unknown"  # it never answered
             labels = {"group": group}
             assert metric(sidecar, "lagassign_group_live_fallback", **labels) == 1.0
-            seen = {"by": "range", "reason": reason or "", **labels}
-            assert metric(sidecar, "lagassign_group_assignments_seen_total", **seen) == 1.0
+            seen = {"reason": reason or "", **labels}
+            assert metric(sidecar, "lagassign_group_fallbacks_seen_total", **seen) == 1.0
             assert metric(sidecar, "lagassign_live_assignment_matches", **labels) is None
             check_what_if(report, {java.name: (both, one), python.name: (one,)})
             sidecar.stop()

@@ -71,11 +71,8 @@ async def test_the_metrics_count_and_show_the_live_fallback() -> None:
     registry = CollectorRegistry()
     registry.register(watch)
     text = generate_latest(registry).decode()
-    assert (
-        'lagassign_group_assignments_seen_total{by="range",group="g",reason="unreachable"} 1.0'
-        in text
-    )
-    assert 'lagassign_group_assignments_seen_total{by="sidecar",group="ok",reason=""} 1.0' in text
+    assert 'lagassign_group_fallbacks_seen_total{group="g",reason="unreachable"} 1.0' in text
+    assert 'lagassign_group_fallbacks_seen_total{group="ok"' not in text
     assert 'lagassign_group_live_fallback{group="g"} 1.0' in text
     assert 'lagassign_group_live_fallback{group="ok"} 0.0' in text
     assert 'group="other"' not in text

@@ -8,10 +8,11 @@ the leader never reached it, and a sidecar that restarted sees it again at once.
 
 :class:`AssignmentWatch` is a refresh listener and a Prometheus collector:
 
-- ``lagassign_group_assignments_seen_total{group, by, reason}``: live assignments
-  seen, one per new assignment (a changed member set, generation or note). A
-  rebalance that starts and ends between two refreshes is not seen; a sidecar
-  that restarts counts the group's current assignment once again.
+- ``lagassign_group_fallbacks_seen_total{group, reason}``: live assignments made by
+  the range fallback, one per new assignment (a changed member set, generation or
+  note); ``/groups`` shows every kind (``assignments_seen``). A rebalance that
+  starts and ends between two refreshes is not seen; a sidecar that restarts counts
+  the group's current assignment once again.
 - ``lagassign_group_live_fallback{group}``: 1 while the live assignment is the
   shims' range fallback, 0 while it is a sidecar answer, absent when no note is
   known (another assignor, a group rebalancing, or not described yet).
@@ -25,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from lagassign.lagview.assignment_note import AssignmentNote, live_note
+from lagassign.lagview.assignment_note import BY_RANGE, AssignmentNote, live_note
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
@@ -88,14 +89,15 @@ class AssignmentWatch(Collector):
 
     def collect(self) -> Iterator[Metric]:
         seen = CounterMetricFamily(
-            "lagassign_group_assignments_seen",
-            "Live assignments the lag refreshes saw in the group's assignment user data, "
-            "by how the leader made them (sidecar answer or range fallback) and why.",
-            labels=["group", "by", "reason"],
+            "lagassign_group_fallbacks_seen",
+            "Live assignments the lag refreshes saw made by the shims' range fallback, "
+            "by the fallback's reason (from the assignment user data).",
+            labels=["group", "reason"],
         )
         for group_id in sorted(self._seen):
             for (by, reason), count in sorted(self._seen[group_id].items()):
-                seen.add_metric([group_id, by, reason], float(count))
+                if by == BY_RANGE:
+                    seen.add_metric([group_id, reason], float(count))
         yield seen
         fallback = GaugeMetricFamily(
             "lagassign_group_live_fallback",
