@@ -34,6 +34,7 @@ from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.members import AiokafkaMember, JavaMember, settled
+from tests.client.members import Member as ShimMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -102,7 +103,7 @@ async def test_a_cold_sidecar_reads_the_fallback_and_the_subscriptions_from_the_
         java_classpath, tmp_path,
     )  # fmt: skip
     python = AiokafkaMember("aiokafka-1", kafka_broker.bootstrap, group, [one], nowhere, TIMEOUT_S)
-    members = [java, python]
+    members: list[ShimMember] = [java, python]
     sidecars: list[SidecarProcess] = []
     try:
         for member in members:

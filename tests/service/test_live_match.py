@@ -8,7 +8,7 @@ from datetime import timedelta
 from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.answer_log import AnswerRecord
-from lagassign.groups.report import compare_live, group_report, live_assignment
+from lagassign.groups.report import compare_live, group_report, live_assignment, live_status
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.live_match import LiveMatchCollector
@@ -115,7 +115,7 @@ def test_the_metric_is_1_when_matching_0_when_differing_and_absent_when_unknown(
         "gone": answer_record({"c-1": {"t0": [0, 1, 2]}}),
     }
     registry = CollectorRegistry()
-    registry.register(LiveMatchCollector(view, Answers(recorded)))
+    registry.register(LiveMatchCollector(view, Answers(recorded), live_status))
     text = generate_latest(registry).decode()
     assert 'lagassign_live_assignment_matches{group="same"} 1.0' in text
     assert 'lagassign_live_assignment_matches{group="moved"} 0.0' in text

@@ -599,6 +599,11 @@ def compare_live(
     )
 
 
+def live_status(snapshot: GroupSnapshot, last: AnswerRecord | None) -> MatchStatus:
+    """The status of :func:`compare_live` on the snapshot's own live assignment."""
+    return compare_live(snapshot, live_assignment(snapshot), last).status
+
+
 def holders(snapshot: GroupSnapshot) -> dict[str, str]:
     """Member id -> ``group.instance.id`` for the live static members."""
     return {m.member_id: m.group_instance_id for m in snapshot.members if m.group_instance_id}

@@ -18,6 +18,7 @@ from lagassign.assign.answer_log import AnswerLog
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.groups.report import live_status
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import RefreshListener
@@ -79,7 +80,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes
     )
     if lag_view is not None:
-        metrics.collect_live_match_of(lag_view, answers)
+        metrics.collect_live_match_of(lag_view, answers, live_status)
     return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice)
 
 

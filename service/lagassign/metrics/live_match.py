@@ -1,8 +1,8 @@
 """``lagassign_live_assignment_matches{group}``: is the live assignment the last answer?
 
 Read at scrape time from the lag view's cached snapshots and the answer log, by
-the same comparison ``/groups`` shows (:func:`lagassign.groups.report.compare_live`,
-static members matched by ``group.instance.id``):
+the comparison ``/groups`` shows (``lagassign.groups.report.live_status``, passed in
+by the app: static members matched by ``group.instance.id``):
 
 - 1: every partition is where the sidecar's last answer for the group put it;
 - 0: it is not (the leader fell back to range, or rebalanced without asking);
@@ -12,15 +12,18 @@ static members matched by ``group.instance.id``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from lagassign.assign.answer_log import AnswerRecord
-from lagassign.groups.report import compare_live, live_assignment
 from lagassign.lagview.reader import LagReader
+from lagassign.lagview.snapshot import GroupSnapshot
+
+#: The live-vs-last-answer status of a group: ``matches``, ``differs``, ``pending``, ``unknown``.
+LiveStatus = Callable[[GroupSnapshot, AnswerRecord | None], str]
 
 MATCH_VALUES = {"matches": 1.0, "differs": 0.0}
 
@@ -34,9 +37,10 @@ class AnswersReader(Protocol):
 
 
 class LiveMatchCollector(Collector):
-    def __init__(self, lag_view: LagReader, answers: AnswersReader) -> None:
+    def __init__(self, lag_view: LagReader, answers: AnswersReader, status: LiveStatus) -> None:
         self._lag_view = lag_view
         self._answers = answers
+        self._status = status
 
     def collect(self) -> Iterator[Metric]:
         family = GaugeMetricFamily(
@@ -50,8 +54,7 @@ class LiveMatchCollector(Collector):
             snapshot = snapshots.get(group_id)
             if snapshot is None:
                 continue
-            match = compare_live(snapshot, live_assignment(snapshot), self._answers.last(group_id))
-            value = MATCH_VALUES.get(match.status)
+            value = MATCH_VALUES.get(self._status(snapshot, self._answers.last(group_id)))
             if value is not None:
                 family.add_metric([group_id], value)
         yield family

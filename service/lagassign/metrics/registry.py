@@ -13,7 +13,7 @@ from lagassign.metrics.assign import AssignMetrics
 from lagassign.metrics.assigned_by import AssignmentWatch
 from lagassign.metrics.forecast import ForecastWeightsCollector, WeightsReader
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
-from lagassign.metrics.live_match import LiveMatchCollector
+from lagassign.metrics.live_match import LiveMatchCollector, LiveStatus
 from lagassign.metrics.rates import RatesCollector
 from lagassign.rates.window import RateWindow
 
@@ -35,11 +35,13 @@ class ServiceMetrics:
         """Expose the lag of ``lag_view``'s cached snapshots at every scrape."""
         self.registry.register(LagViewCollector(lag_view, partition_metrics=self.partition_metrics))
 
-    def collect_live_match_of(self, lag_view: LagReader, answers: AnswerLog) -> None:
-        """Expose, per answered group, whether its live assignment is the last answer,
-        and how its live assignment was made."""
+    def collect_live_match_of(
+        self, lag_view: LagReader, answers: AnswerLog, status: LiveStatus
+    ) -> None:
+        """Expose, per answered group, whether its live assignment is the last answer
+        (``status`` compares them), and how its live assignment was made."""
         self.assignments.watch(lag_view)
-        self.registry.register(LiveMatchCollector(lag_view, answers))
+        self.registry.register(LiveMatchCollector(lag_view, answers, status))
 
     def collect_rates_of(self, lag_view: LagReader, rates: RateWindow) -> None:
         """Expose the live rates and time lag of ``lag_view``'s groups at every scrape."""
