@@ -151,6 +151,9 @@ def check_what_if(report: dict[str, Any], topics_of: dict[str, tuple[str, ...]])
     for row in report["partitions"]:
         lags.setdefault(row["topic"], []).append(row["lag"])
     by_client = {m["client_id"]: m for m in report["members"]}
+    assert {name: tuple(by_client[name]["subscribed_topics"]) for name in topics_of} == {
+        name: tuple(sorted(topics)) for name, topics in topics_of.items()
+    }
     members = [
         Member(
             member_id=by_client[name]["member_id"],

@@ -8,6 +8,7 @@ from lagassign.lagview.assignment_note import (
     AssignmentNote,
     live_note,
     read_assignment_note,
+    read_generation,
     read_instance_id,
 )
 
@@ -47,3 +48,11 @@ def test_the_group_note_is_the_one_most_members_carry() -> None:
     assert live_note([by_range, None, by_range, by_sidecar]) == by_range
     assert live_note([None, None]) is None
     assert live_note([]) is None
+
+
+def test_the_generation_from_the_subscription_user_data() -> None:
+    assert read_generation(b'{"v":1,"generation":7}') == 7
+    assert read_generation(b'{"v":1,"generation":null}') is None
+    assert read_generation(b'{"v":1,"generation":true}') is None
+    assert read_generation(b'{"v":1,"generation":-1}') is None
+    assert read_generation(None) is None

@@ -105,9 +105,19 @@ def test_describe_reads_subscriptions_owned_partitions_and_the_shims_notes() -> 
                 encode_member_assignment({"a": [0], "b": [0]}, leader_note),
             ),
             ("m-2", "web-3", "c-2", "/h2", b"garbage", b"garbage"),
+            (
+                "m-3",
+                None,
+                "c-3",
+                "/h3",
+                encode_subscription(["a"], b'{"v":1,"generation":5}', version=0),
+                b"",
+            ),
         ],
     )
-    first, second = describe_answer("g", raw).members
+    first, second, third = describe_answer("g", raw).members
+    # Version 0 (aiokafka, kafka-python) has no generation: the shim's user data does.
+    assert (third.generation, third.subscribed_topics, third.assignment) == (5, ("a",), {})
     assert first.subscribed_topics == ("a", "b")
     assert first.owned == {"a": (0,)}
     assert first.generation == 3

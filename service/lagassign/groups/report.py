@@ -146,6 +146,8 @@ class MemberLag:
     lag: int
     unknown_partitions: int
     share: float | None
+    #: The topics the member subscribes to, as the group's description reports them.
+    subscribed_topics: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,6 +160,7 @@ class MemberLag:
             "lag": self.lag,
             "unknown_partitions": self.unknown_partitions,
             "share": rounded(self.share, 4),
+            "subscribed_topics": list(self.subscribed_topics),
         }
 
 
@@ -478,6 +481,7 @@ def member_lags(snapshot: GroupSnapshot, live: Assignment, total_lag: int) -> tu
                 lag=lag,
                 unknown_partitions=sum(1 for v in lags if v is None),
                 share=lag / total_lag if total_lag > 0 else None,
+                subscribed_topics=m.subscribed_topics,
             )
         )
     return tuple(out)

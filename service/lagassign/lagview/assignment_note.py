@@ -21,6 +21,8 @@ AssignmentNote(by='range', reason='timeout', strategy=None)
 True
 >>> read_instance_id(b'{"v":1,"owned":{},"instance_id":"web-1"}')
 'web-1'
+>>> read_generation(b'{"v":1,"owned":{},"generation":7}')
+7
 >>> read_assignment_note(b"\\x00\\x01") is None
 True
 """
@@ -92,6 +94,17 @@ def read_instance_id(user_data: bytes | None) -> str | None:
     """The ``group.instance.id`` a member put in its subscription user data, if any."""
     body = _json_object(user_data)
     return _text(body.get("instance_id")) if body is not None else None
+
+
+def read_generation(user_data: bytes | None) -> int | None:
+    """The generation a member's owned partitions came from, as its subscription user data says.
+
+    The subscription's own field (consumer protocol v2+) is missing from aiokafka's and
+    kafka-python's version 0; lagassign's shims write it in their user data.
+    """
+    body = _json_object(user_data)
+    value = body.get("generation") if body is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def live_note(notes: Iterable[AssignmentNote | None]) -> AssignmentNote | None:

@@ -23,7 +23,11 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 )
 from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-untyped]
 
-from lagassign.lagview.assignment_note import read_assignment_note, read_instance_id
+from lagassign.lagview.assignment_note import (
+    read_assignment_note,
+    read_generation,
+    read_instance_id,
+)
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.member_metadata import (
     Subscription,
@@ -323,7 +327,11 @@ def consumer_member(
         rack=subscription.rack,
         subscribed_topics=subscription.topics,
         owned=subscription.owned,
-        generation=subscription.generation,
+        generation=(
+            subscription.generation
+            if subscription.generation is not None
+            else read_generation(subscription.user_data)
+        ),
         note=read_assignment_note(given.user_data) if given is not None else None,
     )
 
