@@ -6,10 +6,10 @@ import pytest
 
 from lagassign.lagview.assignment_note import (
     AssignmentNote,
+    SubscriptionNote,
     live_note,
     read_assignment_note,
-    read_generation,
-    read_instance_id,
+    read_subscription_note,
 )
 
 
@@ -35,11 +35,14 @@ def test_user_data_of_another_kind_reads_as_no_note(raw: bytes | None) -> None:
     assert read_assignment_note(raw) is None
 
 
-def test_the_instance_id_from_the_subscription_user_data() -> None:
-    assert read_instance_id(b'{"v":1,"instance_id":"web-1"}') == "web-1"
-    assert read_instance_id(b'{"v":1,"instance_id":null}') is None
-    assert read_instance_id(b'{"v":1,"instance_id":7}') is None
-    assert read_instance_id(b"\x00") is None
+def test_the_instance_id_and_generation_from_the_subscription_user_data() -> None:
+    read = read_subscription_note
+    assert read(b'{"v":1,"instance_id":"web-1","generation":7}') == SubscriptionNote("web-1", 7)
+    assert read(b'{"v":1,"instance_id":null,"generation":null}') == SubscriptionNote()
+    assert read(b'{"v":1,"instance_id":7,"generation":true}') == SubscriptionNote()
+    assert read(b'{"v":1,"generation":-1}') == SubscriptionNote()
+    assert read(b"\x00") == SubscriptionNote()
+    assert read(None) == SubscriptionNote()
 
 
 def test_the_group_note_is_the_one_most_members_carry() -> None:
@@ -48,11 +51,3 @@ def test_the_group_note_is_the_one_most_members_carry() -> None:
     assert live_note([by_range, None, by_range, by_sidecar]) == by_range
     assert live_note([None, None]) is None
     assert live_note([]) is None
-
-
-def test_the_generation_from_the_subscription_user_data() -> None:
-    assert read_generation(b'{"v":1,"generation":7}') == 7
-    assert read_generation(b'{"v":1,"generation":null}') is None
-    assert read_generation(b'{"v":1,"generation":true}') is None
-    assert read_generation(b'{"v":1,"generation":-1}') is None
-    assert read_generation(None) is None

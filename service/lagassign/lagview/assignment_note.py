@@ -19,10 +19,8 @@ absent, not JSON, or another assignor's reads as ``None``.
 AssignmentNote(by='range', reason='timeout', strategy=None)
 >>> read_assignment_note(b'{"v":1,"by":"sidecar","reason":"lag_blind"}').lag_blind
 True
->>> read_instance_id(b'{"v":1,"owned":{},"instance_id":"web-1"}')
-'web-1'
->>> read_generation(b'{"v":1,"owned":{},"generation":7}')
-7
+>>> read_subscription_note(b'{"v":1,"owned":{},"generation":7,"instance_id":"web-1"}')
+SubscriptionNote(instance_id='web-1', generation=7)
 >>> read_assignment_note(b"\\x00\\x01") is None
 True
 """
@@ -90,21 +88,26 @@ def read_assignment_note(user_data: bytes | None) -> AssignmentNote | None:
     )
 
 
-def read_instance_id(user_data: bytes | None) -> str | None:
-    """The ``group.instance.id`` a member put in its subscription user data, if any."""
-    body = _json_object(user_data)
-    return _text(body.get("instance_id")) if body is not None else None
+@dataclass(frozen=True, slots=True)
+class SubscriptionNote:
+    """What a member's subscription user data says of its static identity and generation."""
+
+    instance_id: str | None = None
+    generation: int | None = None
 
 
-def read_generation(user_data: bytes | None) -> int | None:
-    """The generation a member's owned partitions came from, as its subscription user data says.
+def read_subscription_note(user_data: bytes | None) -> SubscriptionNote:
+    """The ``instance_id`` and ``generation`` lagassign's shims put in a subscription.
 
-    The subscription's own field (consumer protocol v2+) is missing from aiokafka's and
-    kafka-python's version 0; lagassign's shims write it in their user data.
+    aiokafka's and kafka-python's subscription (consumer protocol version 0) has no
+    generation field, and DescribeGroups before v4 no instance id: the shims write both.
     """
     body = _json_object(user_data)
-    value = body.get("generation") if body is not None else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    if body is None:
+        return SubscriptionNote()
+    generation = body.get("generation")
+    usable = isinstance(generation, int) and not isinstance(generation, bool) and generation >= 0
+    return SubscriptionNote(_text(body.get("instance_id")), generation if usable else None)
 
 
 def live_note(notes: Iterable[AssignmentNote | None]) -> AssignmentNote | None:

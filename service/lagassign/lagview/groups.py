@@ -23,11 +23,7 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 )
 from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-untyped]
 
-from lagassign.lagview.assignment_note import (
-    read_assignment_note,
-    read_generation,
-    read_instance_id,
-)
+from lagassign.lagview.assignment_note import read_assignment_note, read_subscription_note
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.member_metadata import (
     Subscription,
@@ -317,10 +313,11 @@ def consumer_member(
         subscription = None
     if subscription is None:
         subscription = Subscription(topics=(), user_data=None)
+    note = read_subscription_note(subscription.user_data)
     return MemberDescription(
         member_id=member_id,
         # Before DescribeGroups v4 the broker does not say; lagassign's shims do.
-        group_instance_id=instance_id or read_instance_id(subscription.user_data),
+        group_instance_id=instance_id or note.instance_id,
         client_id=client_id,
         host=host,
         assignment=given.partitions if given is not None else {},
@@ -328,9 +325,7 @@ def consumer_member(
         subscribed_topics=subscription.topics,
         owned=subscription.owned,
         generation=(
-            subscription.generation
-            if subscription.generation is not None
-            else read_generation(subscription.user_data)
+            subscription.generation if subscription.generation is not None else note.generation
         ),
         note=read_assignment_note(given.user_data) if given is not None else None,
     )

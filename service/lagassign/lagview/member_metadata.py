@@ -92,15 +92,19 @@ class _Reader:
             raise ValueError(f"an array of {size} elements in {len(self._data)} bytes")
         return max(size, 0)
 
+    def int32s(self) -> tuple[int, ...]:
+        """An array of int32, unpacked at once."""
+        size = self.count()
+        values: tuple[int, ...] = struct.unpack(f">{size}i", self._take(4 * size))
+        return values
+
     def partitions(self) -> dict[str, tuple[int, ...]]:
         out: dict[str, set[int]] = {}
         for _ in range(self.count()):
             topic = self.string()
             if topic is None:
                 raise ValueError("a null topic name")
-            parts = out.setdefault(topic, set())
-            for _ in range(self.count()):
-                parts.add(self.int32())
+            out.setdefault(topic, set()).update(self.int32s())
         return {t: tuple(sorted(ps)) for t, ps in sorted(out.items()) if ps}
 
 
