@@ -6,15 +6,93 @@ assignors, the claim with the higher generation wins (no generation counts as
 -1), and a tie between the best claims leaves the partition unowned. A member
 never keeps a topic it no longer subscribes to, so its claims there do not count.
 
-The rule is written once, in :func:`owner_numbers`, on plain lists (a million
-partitions); :func:`previous_owners` gives the same owners by member id.
+The rule is written once, in :func:`flat_owner_numbers`, on one array for all
+partitions (a million of them), topics one after the other in the order given;
+:func:`owner_numbers` gives the same owners per topic, :func:`previous_owners`
+by member id.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
+
+import numpy as np
+import numpy.typing as npt
+
 from lagassign.core.model import Rebalance
 
 TopicPartition = tuple[str, int]
+
+
+def flat_owner_numbers(rebalance: Rebalance, topics: Sequence[str]) -> npt.NDArray[np.int64]:
+    """Per partition of ``topics`` (one after the other), the position of its rightful owner.
+
+    The position is in ``rebalance.members``; -1 where nobody rightfully owns it.
+    ``topics`` lists every topic of ``rebalance.partitions``.
+    """
+    start: dict[str, int] = {}
+    total = 0
+    for topic in topics:
+        start[topic] = total
+        total += rebalance.partitions[topic]
+    owners = np.full(total, -1, dtype=np.int64)
+    claims = _claims(rebalance, start)
+    if claims is None:
+        return owners
+    flat, claimant, _ = claims
+    owners[flat] = claimant
+    if np.count_nonzero(owners >= 0) == len(flat):
+        return owners  # the usual case: no two members claim the same partition
+    return _resolve_contested(rebalance, claims, total)
+
+
+def _claims(
+    rebalance: Rebalance, start: dict[str, int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Every counted claim: (flat partition, member position, generation), in member order."""
+    flats: list[npt.NDArray[np.int64]] = []
+    counts: list[int] = []
+    generations: list[int] = []
+    for member in rebalance.members:
+        owned = member.owned
+        if not owned:
+            counts.append(0)
+            generations.append(-1)
+            continue
+        if not set(owned).issubset(member.topics):
+            subscribed = set(member.topics)
+            owned = {t: ps for t, ps in owned.items() if t in subscribed}
+        sizes = np.fromiter(map(len, owned.values()), dtype=np.int64, count=len(owned))
+        firsts = np.fromiter(map(start.__getitem__, owned), dtype=np.int64, count=len(owned))
+        parts = np.fromiter(chain.from_iterable(owned.values()), dtype=np.int64)
+        flats.append(np.repeat(firsts, sizes) + parts)
+        counts.append(len(parts))
+        generations.append(-1 if member.generation is None else member.generation)
+    if not flats:
+        return None
+    flat = np.concatenate(flats)
+    positions = np.arange(len(rebalance.members), dtype=np.int64)
+    claimant = np.repeat(positions, counts)
+    generation = np.repeat(np.array(generations, dtype=np.int64), counts)
+    return flat, claimant, generation
+
+
+def _resolve_contested(
+    rebalance: Rebalance,
+    claims: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    total: int,
+) -> npt.NDArray[np.int64]:
+    """The highest generation's claim wins; a tie between the best claims leaves it unowned."""
+    flat, claimant, generation = claims
+    best = np.full(total, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(best, flat, generation)
+    top = generation == best[flat]
+    winners = np.bincount(flat[top], minlength=total)
+    owners = np.full(total, -1, dtype=np.int64)
+    single = top & (winners[flat] == 1)
+    owners[flat[single]] = claimant[single]
+    return owners
 
 
 def owner_numbers(rebalance: Rebalance) -> dict[str, list[int]]:
@@ -22,37 +100,15 @@ def owner_numbers(rebalance: Rebalance) -> dict[str, list[int]]:
 
     Every topic of ``rebalance.partitions`` is listed.
     """
-    owners = {topic: [-1] * count for topic, count in rebalance.partitions.items()}
-    claimed = 0
-    for m, member in enumerate(rebalance.members):
-        for topic, parts in member.owned.items():
-            if topic in member.topics:
-                row = owners[topic]
-                for p in parts:
-                    row[p] = m
-                claimed += len(parts)
-    if claimed == sum(len(row) - row.count(-1) for row in owners.values()):
-        return owners  # the usual case: no two members claim the same partition
-    return _resolve_contested(rebalance)
-
-
-def _resolve_contested(rebalance: Rebalance) -> dict[str, list[int]]:
-    owners = {topic: [-1] * count for topic, count in rebalance.partitions.items()}
-    best: dict[str, list[int | None]] = {t: [None] * n for t, n in rebalance.partitions.items()}
-    for m, member in enumerate(rebalance.members):
-        generation = -1 if member.generation is None else member.generation
-        for topic, parts in member.owned.items():
-            if topic not in member.topics:
-                continue
-            row, best_row = owners[topic], best[topic]
-            for p in parts:
-                held = best_row[p]
-                if held is None or generation > held:
-                    best_row[p] = generation
-                    row[p] = m
-                elif generation == held:
-                    row[p] = -1
-    return owners
+    topics = list(rebalance.partitions)
+    flat = flat_owner_numbers(rebalance, topics).tolist()
+    out: dict[str, list[int]] = {}
+    first = 0
+    for topic in topics:
+        count = rebalance.partitions[topic]
+        out[topic] = flat[first : first + count]
+        first += count
+    return out
 
 
 def previous_owners(rebalance: Rebalance) -> dict[TopicPartition, str]:

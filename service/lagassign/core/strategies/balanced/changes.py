@@ -112,7 +112,13 @@ def _better(
     need, room = (top - goal, goal - low) if goal is not None else (1.0, 0.0)
     cost = placement.cost
     candidates: list[tuple[int, int, int]] = []  # (cost, x, y)
-    if takes is None:
+    if takes is not None and len(gives) == 1 and len(takes) == 1:
+        # one partition each (a big group's usual topic): the only pair, without the search
+        x, y = gives[0], takes[0]
+        c = cost(x, o) + cost(y, h)
+        if (goal is not None or c <= 0) and 0 < lags[x] - lags[y] < gap:
+            candidates.append((c, x, y))
+    elif takes is None:
         for x in gives:
             c = cost(x, o)
             if 0 < lags[x] < gap and (goal is not None or c <= 0):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.lag_rounds import deal_rounds
 from lagassign.core.strategies.balanced.local_moves import COSTLESS, lower_max_lag
@@ -33,22 +35,31 @@ def deal(
     targets = count_targets(index, owned, tuning)
     placement = Placement(index, previous)
     keep_owned(placement, targets, owned)
-    unplaced = index.by_lag()
-    open_slots = [
+    unplaced = index.by_lag_arrays()
+    targets_of = [
         dict.fromkeys(subs, count)
         for subs, count in zip(index.subscribers, targets.base, strict=True)
     ]
-    for slots, extras in zip(open_slots, targets.extras, strict=True):
+    for slots, extras in zip(targets_of, targets.extras, strict=True):
         for m in extras:
             slots[m] += 1
+    open_slots = targets_of
     if previous is not None:
-        owner = placement.owner
-        unplaced = [[x for x in parts if owner[x] < 0] for parts in unplaced]
-        for t, counts in enumerate(owned):
-            slots = open_slots[t]
-            for m, n in counts.items():
-                if m >= 0:
-                    slots[m] -= min(n, slots[m])  # what it keeps
+        # what each member still takes: its target less what it kept
+        owner = np.array(placement.owner, dtype=np.int64)
+        unplaced = []
+        open_slots = []
+        for t, parts in enumerate(index.by_lag_arrays()):
+            unplaced.append(parts[owner[parts] < 0])
+            kept = owner[index.offsets[t] : index.offsets[t + 1]]
+            kept = kept[kept >= 0]
+            slots = targets_of[t]
+            if len(kept):
+                held = np.bincount(kept, minlength=len(index.member_ids))
+                members = np.fromiter(slots.keys(), dtype=np.int64, count=len(slots))
+                left = np.fromiter(slots.values(), dtype=np.int64, count=len(slots))
+                slots = dict(zip(slots, (left - held[members]).tolist(), strict=True))
+            open_slots.append(slots)
     deal_rounds(placement, unplaced, open_slots)
     lower_max_lag(placement, targets.base, COSTLESS, stop_at=index.lower_bound(), tuning=tuning)
     place_by_rack(placement, tuning)

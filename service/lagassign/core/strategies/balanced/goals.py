@@ -70,16 +70,24 @@ def lag_aware_floor(index: GroupIndex) -> int:
     rank = [0] * len(ids)
     for i, m in enumerate(sorted(range(len(ids)), key=lambda m: java_order(ids[m]))):
         rank[m] = i
-    floor = [0] * len(ids)
+    every = [0] * len(index.topics)  # per topic: what each subscriber gets at least
+    first = [-1] * len(index.topics)  # per topic: the subscriber that gets the largest
+    for topics, members in index.groups:  # the members of one subscription, together
+        leader = min(members, key=rank.__getitem__)
+        for t in topics:
+            if first[t] < 0 or rank[leader] < rank[first[t]]:
+                first[t] = leader
+    bonus = [0] * len(ids)
     for t, parts in enumerate(index.by_lag()):
-        subs = index.subscribers[t]
-        if not parts or not subs:
+        size = len(index.subscribers[t])
+        if not parts or not size:
             continue
-        size = len(subs)
         rounds = len(parts) // size
-        every = sum(lags[parts[(k + 1) * size - 1]] for k in range(rounds))
-        for m in subs:
-            floor[m] += every
-        first = min(subs, key=rank.__getitem__)
-        floor[first] += lags[parts[0]] - (lags[parts[size - 1]] if rounds else 0)
+        every[t] = sum(lags[parts[(k + 1) * size - 1]] for k in range(rounds))
+        bonus[first[t]] += lags[parts[0]] - (lags[parts[size - 1]] if rounds else 0)
+    floor = bonus
+    for topics, members in index.groups:
+        share = sum(every[t] for t in topics)
+        for m in members:
+            floor[m] += share
     return max(floor, default=0)

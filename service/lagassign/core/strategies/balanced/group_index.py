@@ -10,9 +10,16 @@ listed members or topics in.
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
 from lagassign.core.model import Rebalance
-from lagassign.core.ownership import owner_numbers
+from lagassign.core.ownership import flat_owner_numbers
 from lagassign.core.stats import lower_bound
+
+# Lags, and sums of them, are int64 arrays while the group's whole lag fits; beyond (lags
+# are Kafka offsets, up to 2**63 - 1 each) they are arrays of Python ints, with the same code.
+INT64_LIMIT = 2**63 - 1
 
 
 class GroupIndex:
@@ -20,8 +27,11 @@ class GroupIndex:
 
     __slots__ = (
         "_by_lag",
+        "_by_lag_arrays",
         "_lower_bound",
+        "groups",
         "identical",
+        "lag_array",
         "lags",
         "member_ids",
         "member_topics",
@@ -46,30 +56,55 @@ class GroupIndex:
             self.lags.extend(rebalance.lags[topic])
             self.topic_of.extend([t] * count)
             self.offsets.append(self.offsets[-1] + count)
-        self.member_topics: list[list[int]] = [
-            sorted(number[topic] for topic in m.topics) for m in rebalance.members
-        ]
-        self.subscribed: list[frozenset[int]] = [frozenset(ts) for ts in self.member_topics]
+        # members sharing a subscription (the usual case) share its numbers and its set
+        shared: dict[tuple[str, ...], tuple[list[int], frozenset[int]]] = {}
+        groups: dict[frozenset[int], list[int]] = {}
+        self.member_topics: list[list[int]] = []
+        self.subscribed: list[frozenset[int]] = []
+        for m, member in enumerate(rebalance.members):
+            known = shared.get(member.topics)
+            if known is None:
+                numbers = sorted(map(number.__getitem__, member.topics))
+                known = shared[member.topics] = (numbers, frozenset(numbers))
+            self.member_topics.append(known[0])
+            self.subscribed.append(known[1])
+            groups.setdefault(known[1], []).append(m)
         self.subscribers: list[list[int]] = [[] for _ in self.topics]
-        for m, ts in enumerate(self.member_topics):
-            for t in ts:
-                self.subscribers[t].append(m)
-        self.identical = len(set(self.subscribed)) == 1
+        for topics, members in groups.items():
+            for t in topics:
+                self.subscribers[t].extend(members)
+        if len(groups) > 1:
+            for subs in self.subscribers:
+                subs.sort()
+        self.identical = len(groups) == 1
+        # members by subscription: (its topics, its members), members in number order
+        self.groups: list[tuple[list[int], list[int]]] = [
+            (sorted(topics), members) for topics, members in groups.items()
+        ]
+        dtype = np.int64 if sum(self.lags) <= INT64_LIMIT else np.object_
+        self.lag_array: npt.NDArray[np.int64] = np.array(self.lags, dtype=dtype)
         self._by_lag: list[list[int]] | None = None
+        self._by_lag_arrays: list[npt.NDArray[np.int64]] | None = None
         self._lower_bound: float | None = None
 
     @property
     def partition_count(self) -> int:
         return self.offsets[-1]
 
-    def by_lag(self) -> list[list[int]]:
+    def by_lag_arrays(self) -> list[npt.NDArray[np.int64]]:
         """Per topic, its flat partitions by lag, largest first (equal lags by partition id)."""
-        if self._by_lag is None:
-            lag = self.lags.__getitem__
-            self._by_lag = [
-                sorted(range(self.offsets[t], self.offsets[t + 1]), key=lag, reverse=True)
+        if self._by_lag_arrays is None:
+            lags, offsets = self.lag_array, self.offsets
+            self._by_lag_arrays = [
+                (-lags[offsets[t] : offsets[t + 1]]).argsort(kind="stable") + offsets[t]
                 for t in range(len(self.topics))
             ]
+        return self._by_lag_arrays
+
+    def by_lag(self) -> list[list[int]]:
+        """:meth:`by_lag_arrays` as lists."""
+        if self._by_lag is None:
+            self._by_lag = [parts.tolist() for parts in self.by_lag_arrays()]
         return self._by_lag
 
     def lower_bound(self) -> float:
@@ -81,10 +116,7 @@ class GroupIndex:
     def previous_owners(self) -> list[int]:
         """Per flat partition, the number of its rightful previous owner, or -1.
 
-        The rule of :func:`lagassign.core.ownership.owner_numbers`, numbered flat.
+        The rule of :func:`lagassign.core.ownership.flat_owner_numbers`.
         """
-        by_topic = owner_numbers(self.rebalance)
-        owner: list[int] = []
-        for topic in self.topics:
-            owner.extend(by_topic[topic])
-        return owner
+        owners: list[int] = flat_owner_numbers(self.rebalance, self.topics).tolist()
+        return owners

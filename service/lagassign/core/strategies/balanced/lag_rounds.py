@@ -19,46 +19,62 @@ sort per round, so a million partitions in 500 topics of 2,000 members take
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
 from lagassign.core.strategies.balanced.placement import Placement
 
 
 def deal_rounds(
-    placement: Placement, unplaced: list[list[int]], open_slots: list[dict[int, int]]
+    placement: Placement,
+    unplaced: Sequence[Sequence[int] | npt.NDArray[np.int64]],
+    open_slots: Sequence[Mapping[int, int]],
 ) -> None:
     """Give every partition in ``unplaced`` (per topic, largest lag first).
 
     ``open_slots[t]`` maps each member to the partitions of topic ``t`` it
     still takes; the open slots of a topic add up to its unplaced partitions.
+    Member lags and the rounds are NumPy arrays, one sort per round.
     """
-    lags = placement.index.lags
+    lags = placement.index.lag_array
     rounds: list[tuple[int, int, int, int]] = []  # (-leading lag, topic, round, start)
-    levels: list[list[list[int]]] = []  # per topic, per round: its members by number
+    levels: list[list[npt.NDArray[np.int64]]] = []  # per topic, per round: its members by number
     for t, parts in enumerate(unplaced):
-        by_round: list[list[int]] = []
-        if parts:
+        by_round: list[npt.NDArray[np.int64]] = []
+        if len(parts):
             slots = open_slots[t]
-            deepest = max(slots.values())
-            ends = set(slots.values())
-            members = sorted(m for m, n in slots.items() if n > 0)
-            for k in range(deepest):
+            open_members = np.fromiter(slots.keys(), dtype=np.int64, count=len(slots))
+            counts = np.fromiter(slots.values(), dtype=np.int64, count=len(slots))
+            order = open_members.argsort(kind="stable")
+            open_members, counts = open_members[order], counts[order]
+            ends = set(counts.tolist())
+            members = open_members[counts > 0]
+            for k in range(max(ends)):
                 if k in ends and k:
-                    members = [m for m in members if slots[m] > k]
-                by_round.append(members)  # rounds of equal members share one list
+                    members = open_members[counts > k]
+                by_round.append(members)  # rounds of equal members share one array
             if sum(len(r) for r in by_round) != len(parts):
                 raise AssertionError("open slots do not match the unplaced partitions")
             start = 0
             for k, round_members in enumerate(by_round):
-                rounds.append((-lags[parts[start]], t, k, start))
+                rounds.append((-int(lags[parts[start]]), t, k, start))
                 start += len(round_members)
         levels.append(by_round)
     rounds.sort()
-    owner, held, load = placement.owner, placement.held, placement.load
+    load = np.array(placement.load, dtype=lags.dtype)
+    flat = [np.asarray(parts, dtype=np.int64) for parts in unplaced]
+    given: list[npt.NDArray[np.int64]] = []
+    takers: list[npt.NDArray[np.int64]] = []
     for neg_lead, t, k, start in rounds:
         members = levels[t][k]
-        parts = unplaced[t][start : start + len(members)]
+        parts = flat[t][start : start + len(members)]
         if neg_lead:
-            members = sorted(members, key=load.__getitem__)
-        for m, x in zip(members, parts, strict=True):
-            owner[x] = m
-            held[m].append(x)
-            load[m] += lags[x]
+            members = members[load[members].argsort(kind="stable")]
+        load[members] += lags[parts]
+        given.append(parts)
+        takers.append(members)
+    if not given:
+        return
+    placement.take(np.concatenate(given), np.concatenate(takers))

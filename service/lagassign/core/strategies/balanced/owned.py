@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.quotas import CountTargets
 
@@ -26,7 +28,9 @@ def keep_owned(
 ) -> None:
     """Give each member what it keeps of ``placement.previous``.
 
-    ``owned[t]`` counts the partitions of topic ``t`` each member owned.
+    ``owned[t]`` counts the partitions of topic ``t`` each member owned. Every
+    owned partition is kept but those a member over its target gives up; each
+    member's kept partitions join its list in partition order.
     """
     index = placement.index
     previous = placement.previous
@@ -38,10 +42,14 @@ def keep_owned(
     over: list[set[int]] = []
     for t, counts in enumerate(owned):
         over.append(set())
+        base, extras = targets.base[t], targets.extras[t]
+        if max(counts.values(), default=0) <= base:
+            continue  # nobody owned more than its target
         for m, n in counts.items():
-            if m >= 0 and n > targets.target(m, t):
+            target = base + (m in extras)
+            if m >= 0 and n > target:
                 over[t].add(m)
-                surplus[m] += n - targets.target(m, t)
+                surplus[m] += n - target
     to_shed = [0.0] * members
     if any(surplus):
         mean = sum(lags) / members
@@ -49,25 +57,20 @@ def keep_owned(
         for x, m in enumerate(previous):
             if m >= 0:
                 to_shed[m] += lags[x]
-    owner, held, load = placement.owner, placement.held, placement.load
+    owner = np.array(previous, dtype=np.int64)
     for t, shedding in enumerate(over):
         given_up: dict[int, list[int]] = {m: [] for m in sorted(shedding)}
-        for x in range(offsets[t], offsets[t + 1]):
+        for x in range(offsets[t], offsets[t + 1]) if shedding else ():
             m = previous[x]
-            if m < 0:
-                continue
             if m in shedding:
                 given_up[m].append(x)
-            else:
-                owner[x] = m
-                held[m].append(x)
-                load[m] += lags[x]
         for m, keep in given_up.items():
             for _ in range(len(keep) - targets.target(m, t)):
                 each = to_shed[m] / surplus[m]
                 x = min(keep, key=lambda x: (abs(lags[x] - each), x))
                 keep.remove(x)
+                owner[x] = -1
                 to_shed[m] -= lags[x]
                 surplus[m] -= 1
-            for x in keep:
-                placement.give(x, m)
+    kept = np.flatnonzero(owner >= 0)
+    placement.take(kept, owner[kept])

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
@@ -55,6 +58,27 @@ class Placement:
         self.held[m].append(x)
         self.load[m] += self.index.lags[x]
 
+    def take(self, parts: npt.NDArray[np.int64], members: npt.NDArray[np.int64]) -> None:
+        """Give ``parts[i]`` to ``members[i]`` for every i, in that order.
+
+        The same as :meth:`give` one by one, in bulk: each member's new partitions
+        join its list in the order given.
+        """
+        owner = np.array(self.owner, dtype=np.int64)
+        owner[parts] = members
+        self.owner[:] = owner.tolist()
+        order = _by_member(members)
+        ordered: list[int] = parts[order].tolist()
+        holders = members[order]
+        bounds = _bounds(holders)
+        held = self.held
+        for m, a, b in zip(holders[bounds[:-1]].tolist(), bounds, bounds[1:], strict=False):
+            held[m].extend(ordered[a:b])
+        lags = self.index.lag_array
+        load = np.array(self.load, dtype=lags.dtype)
+        np.add.at(load, members, lags[parts])
+        self.load[:] = load.tolist()
+
     def move(self, x: int, to: int) -> None:
         m = self.owner[x]
         self.held[m].remove(x)
@@ -80,20 +104,48 @@ class Placement:
         return sum(1 for m, home in zip(self.owner, self.previous, strict=True) if 0 <= home != m)
 
     def assignment(self) -> Assignment:
-        """The answer: every member, and per topic its sorted partition ids."""
+        """The answer: every member, and per topic its sorted partition ids.
+
+        The partitions are grouped by (member, topic) in one stable sort, so the
+        lists are built in bulk rather than one partition at a time.
+        """
         index = self.index
-        answer: Assignment = {member_id: {} for member_id in index.member_ids}
-        per_member = [answer[member_id] for member_id in index.member_ids]
-        owner = self.owner
-        for t, topic in enumerate(index.topics):
-            start, end = index.offsets[t], index.offsets[t + 1]
-            lists: dict[int, list[int]] = {}
-            for p, m in enumerate(owner[start:end]):
-                parts = lists.get(m)
-                if parts is None:
-                    lists[m] = [p]
-                else:
-                    parts.append(p)
-            for m, parts in lists.items():
-                per_member[m][topic] = parts
+        topics, member_ids = index.topics, index.member_ids
+        answer: Assignment = {member_id: {} for member_id in member_ids}
+        owner = np.array(self.owner, dtype=np.int64)
+        if not len(owner):
+            return answer
+        if owner.min() < 0:
+            raise AssertionError("the placement leaves partitions without a member")
+        topic_of = np.array(index.topic_of, dtype=np.int64)
+        # flat numbers run topic by topic: by member alone, stably, is by (member, topic, id)
+        order = _by_member(owner)
+        ids: list[int] = (
+            order - np.array(index.offsets[:-1], dtype=np.int64)[topic_of[order]]
+        ).tolist()
+        by_member, by_topic = owner[order], topic_of[order]
+        groups = _bounds(by_member, by_topic)  # one group per (member, topic)
+        starts = groups[:-1]
+        lists = list(map(ids.__getitem__, map(slice, starts, groups[1:])))
+        names = list(map(topics.__getitem__, by_topic[starts].tolist()))
+        holders = by_member[starts]
+        members = _bounds(holders)  # one run of groups per member
+        for m, a, b in zip(holders[members[:-1]].tolist(), members, members[1:], strict=False):
+            answer[member_ids[m]] = dict(zip(names[a:b], lists[a:b], strict=True))
         return answer
+
+
+def _by_member(members: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """The stable order of ``members`` (member numbers); a radix sort when they fit 16 bits."""
+    if len(members) and int(members.max()) < 2**16:
+        return members.astype(np.uint16).argsort(kind="stable")
+    return members.argsort(kind="stable")
+
+
+def _bounds(*keys: npt.NDArray[np.int64]) -> list[int]:
+    """Where runs of equal keys (all of ``keys`` equal) start, and the length: [0, ..., n]."""
+    first = keys[0]
+    change = np.zeros(max(len(first) - 1, 0), dtype=bool)
+    for key in keys:
+        change |= key[1:] != key[:-1]
+    return [0, *(np.flatnonzero(change) + 1).tolist(), len(first)]

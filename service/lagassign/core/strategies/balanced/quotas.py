@@ -64,7 +64,7 @@ def count_targets(
     for t in topics:
         if subscribers[t]:
             base[t], spare[t] = divmod(len(by_lag[t]), len(subscribers[t]))
-    total = [sum(base[t] for t in ts) for ts in index.member_topics]
+    total = [sum(map(base.__getitem__, ts)) for ts in index.member_topics]
     extra_lag = [0.0] * len(index.member_ids)
     # an extra takes (roughly) one of the topic's smallest partitions
     weight = [
