@@ -13,9 +13,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
 
 from lagassign.core.model import AssignmentResult, Rebalance
-from lagassign.core.ownership import previous_owners
+from lagassign.core.ownership import flat_owner_numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +38,9 @@ def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> Assignme
     lags = rebalance.lags
     member_lag: dict[str, int] = {}
     for member_id, topics in result.assignment.items():
-        member_lag[member_id] = sum(sum(lags[t][p] for p in parts) for t, parts in topics.items())
+        member_lag[member_id] = sum(
+            [sum(map(lags[t].__getitem__, parts)) for t, parts in topics.items()]
+        )
     members = len(rebalance.members)
     total = sum(sum(v) for v in lags.values())
     max_lag = max(member_lag.values(), default=0)
@@ -68,14 +73,17 @@ def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:
     A revoked partition counts as moved: it leaves its owner this round.
     Partitions nobody owned before do not count.
     """
-    owners = previous_owners(rebalance)
-    if not owners:
+    if not any(m.owned for m in rebalance.members):
         return 0
-    moved = 0
-    for member_id, topics in result.assignment.items():
-        for topic, parts in topics.items():
-            for p in parts:
-                owner = owners.get((topic, p))
-                if owner is not None and owner != member_id:
-                    moved += 1
+    topics = list(rebalance.partitions)
+    owners = flat_owner_numbers(rebalance, topics)
+    first = dict(zip(topics, np.cumsum([0, *rebalance.partitions.values()]).tolist(), strict=False))
+    position = {m.member_id: i for i, m in enumerate(rebalance.members)}
+    new_owner = np.full(len(owners), -1, dtype=np.int64)
+    for member_id, assigned in result.assignment.items():
+        sizes = np.fromiter(map(len, assigned.values()), dtype=np.int64, count=len(assigned))
+        starts = np.fromiter(map(first.__getitem__, assigned), dtype=np.int64, count=len(assigned))
+        parts = np.fromiter(chain.from_iterable(assigned.values()), dtype=np.int64)
+        new_owner[np.repeat(starts, sizes) + parts] = position[member_id]
+    moved = int(np.count_nonzero((owners >= 0) & (new_owner >= 0) & (owners != new_owner)))
     return moved + sum(len(ps) for topics in result.revoked.values() for ps in topics.values())

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+import numpy as np
+
 from lagassign.core.strategies.balanced.placement import Placement
 
 # (0, cost, partitions moved, shift, member, x, y) for a change reaching the goal, else
@@ -71,13 +73,20 @@ def best_change(
     best: Change | None = None
     h_extras: list[int] = []
     o_extras: list[int] = []
+    lone: list[tuple[int, int]] = []  # topics where each holds one partition: (x, y)
+    shared = subscribed[o]
+    nothing: list[int] = []
     for t, hx in mine.items():
-        if t not in subscribed[o]:
+        if t not in shared:
             continue
-        oy = theirs.get(t, [])
-        spent += len(hx) + len(oy) + topic_work
-        best = _better(best, placement, h, o, hx, oy, goal)
-        if len(hx) == base[t] + 1 and len(oy) == base[t]:
+        oy = theirs.get(t, nothing)
+        nx, ny = len(hx), len(oy)
+        spent += nx + ny + topic_work
+        if nx == 1 == ny:
+            lone.append((hx[0], oy[0]))
+        else:
+            best = _better(best, placement, h, o, hx, oy, goal)
+        if nx == base[t] + 1 and ny == base[t]:
             if hands_over:
                 best = _better(best, placement, h, o, hx, None, goal)
             h_extras.append(t)
@@ -88,8 +97,62 @@ def best_change(
         for t2 in o_extras:
             spent += len(mine[t1]) + len(theirs[t2]) + topic_work
             best = _better(best, placement, h, o, mine[t1], theirs[t2], goal)
+    if lone:
+        best = _better_swap(best, placement, h, o, lone, goal)
     work.left -= spent
     return best
+
+
+def _better_swap(
+    best: Change | None,
+    placement: Placement,
+    h: int,
+    o: int,
+    pairs: list[tuple[int, int]],
+    goal: float | None,
+) -> Change | None:
+    """:func:`_better` over many one-for-one swaps (x of h for y of o), in arrays.
+
+    Falls back on :func:`_better` pair by pair when lags do not fit exact float
+    comparisons (2**53), which never happens with real offsets.
+    """
+    lags = placement.index.lag_array
+    top, low = placement.load[h], placement.load[o]
+    if lags.dtype != np.int64 or top >= 2**53:
+        for x0, y0 in pairs:
+            best = _better(best, placement, h, o, [x0], [y0], goal)
+        return best
+    gap = top - low
+    need, room = (top - goal, goal - low) if goal is not None else (1.0, 0.0)
+    x, y = np.array(pairs, dtype=np.int64).T
+    d = lags[x] - lags[y]
+    previous = placement.previous
+    if previous is None:
+        c = np.zeros(len(d), dtype=np.int64)
+    else:
+        # Placement.cost(x, o) + Placement.cost(y, h)
+        home_x = np.array([previous[v] for v in x.tolist()], dtype=np.int64)
+        home_y = np.array([previous[v] for v in y.tolist()], dtype=np.int64)
+        c = (home_x >= 0) * ((home_x != o).astype(np.int64) - (home_x != h)) + (home_y >= 0) * (
+            (home_y != h).astype(np.int64) - (home_y != o)
+        )
+    ok = (d > 0) & (d < gap)
+    if goal is None:
+        ok &= c <= 0
+    if not ok.any():
+        return best
+    x, y, d, c = x[ok], y[ok], d[ok], c[ok]
+    reach = (need <= d) & (d <= room)
+    change: Change
+    if reach.any():
+        x, y, d, c = x[reach], y[reach], d[reach], c[reach]
+        i = int(np.lexsort((y, x, d, c))[0])
+        change = (0, int(c[i]), 2, int(d[i]), o, int(x[i]), int(y[i]))
+    else:
+        after = low + np.maximum(gap - d, d)
+        i = int(np.lexsort((y, x, c, after))[0])
+        change = (1, int(after[i]), int(c[i]), 2, o, int(x[i]), int(y[i]))
+    return change if best is None or change < best else best
 
 
 def _better(
@@ -112,13 +175,7 @@ def _better(
     need, room = (top - goal, goal - low) if goal is not None else (1.0, 0.0)
     cost = placement.cost
     candidates: list[tuple[int, int, int]] = []  # (cost, x, y)
-    if takes is not None and len(gives) == 1 and len(takes) == 1:
-        # one partition each (a big group's usual topic): the only pair, without the search
-        x, y = gives[0], takes[0]
-        c = cost(x, o) + cost(y, h)
-        if (goal is not None or c <= 0) and 0 < lags[x] - lags[y] < gap:
-            candidates.append((c, x, y))
-    elif takes is None:
+    if takes is None:
         for x in gives:
             c = cost(x, o)
             if 0 < lags[x] < gap and (goal is not None or c <= 0):
@@ -160,9 +217,12 @@ def _better(
 
 
 def by_topic(parts: list[int], topic_of: list[int]) -> dict[int, list[int]]:
+    """``parts`` by topic: topics in order of first appearance, partitions in order."""
+    topics = list(map(topic_of.__getitem__, parts))
+    if len(set(topics)) == len(topics):  # one partition per topic (a big group's usual case)
+        return dict(zip(topics, map(list, zip(parts)), strict=True))
     out: dict[int, list[int]] = {}
-    for x in parts:
-        topic = topic_of[x]
+    for x, topic in zip(parts, topics, strict=True):
         group = out.get(topic)
         if group is None:
             out[topic] = [x]

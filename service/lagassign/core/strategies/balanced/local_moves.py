@@ -29,8 +29,9 @@ which keeps huge groups fast.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
+
+import numpy as np
 
 from lagassign.core.strategies.balanced.changes import (
     Budget,
@@ -96,19 +97,20 @@ def improve(
     partners, topic_work = tuning.partners, tuning.topic_work
     stall_steps, stall_gain = tuning.stall_steps, tuning.stall_gain
     load, held = placement.load, placement.held
-    everyone = range(len(load))
+    dtype = placement.index.lag_array.dtype
     changes = 0
     tops: list[int] = []
     while work.left > 0:
-        h = max(everyone, key=load.__getitem__)
+        loads = np.array(load, dtype=dtype)
+        h = int(loads.argmax())  # the first of the most loaded
         top = load[h]
         if top <= stop_at or (not patient and _stalled(tops, top, stall_steps, stall_gain)):
             break
         tops.append(top)
         mine = by_topic(held[h], topic_of)
-        lighter = heapq.nsmallest(
-            partners, (m for m in everyone if load[m] < top), key=load.__getitem__
-        )
+        # the ``partners`` least loaded below ``top``, equal lags by member number
+        below = np.flatnonzero(loads < top)
+        lighter: list[int] = below[loads[below].argsort(kind="stable")[:partners]].tolist()
         work.left -= len(held[h]) + len(load)
         best: Change | None = None
         for o in lighter:
@@ -134,11 +136,13 @@ def even_out(placement: Placement, base: list[int], work: Budget, tuning: Tuning
     """Make costless changes between any two members that lower the larger of their lags."""
     topic_of = placement.index.topic_of
     load, held = placement.load, placement.held
+    dtype = placement.index.lag_array.dtype
     changes = 0
     progress = True
     while progress and work.left > 0:
         progress = False
-        order = sorted(range(len(load)), key=lambda m: (-load[m], m))
+        # most loaded first, equal lags by member number
+        order: list[int] = (-np.array(load, dtype=dtype)).argsort(kind="stable").tolist()
         work.left -= len(load)
         for i, a in enumerate(order):
             mine = by_topic(held[a], topic_of)
