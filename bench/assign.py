@@ -10,7 +10,9 @@ Per line:
 
 - ``compute_seconds`` (wall clock) and ``compute_cpu_seconds`` (CPU time of the
   process) of one fresh assignment; for Kafka, the time its harness measured
-  around ``assign`` in the JVM;
+  around ``assign`` in the JVM; ``compute_seconds_churn`` the same for the churn
+  rebalance (one member left, one joined, the others owning the fresh answer);
+  with ``--repeat N`` each is the fastest of N runs, Kafka's too (its JIT warmed);
 - ``peak_memory_bytes``: tracemalloc's peak over a second, untimed run of the
   same fresh assignment (Python allocations made by the strategy; the input is
   built before); null for Kafka;
@@ -185,25 +187,39 @@ def answer_of(strategy: str, rebalance: Rebalance) -> AssignmentResult:
         gc.enable()
 
 
-def measure(inputs: Inputs, strategy: str) -> dict[str, Any]:
+def timed(
+    strategy: str, rebalance: Rebalance, repeat: int
+) -> tuple[AssignmentResult, float, float]:
+    """The answer, and the fastest wall-clock and CPU seconds of ``repeat`` runs."""
+    wall, cpu = float("inf"), float("inf")
+    for _ in range(repeat):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        result = answer_of(strategy, rebalance)
+        cpu = min(cpu, time.process_time() - started_cpu)
+        wall = min(wall, time.perf_counter() - started)
+    return result, wall, cpu
+
+
+def measure(inputs: Inputs, strategy: str, repeat: int = 1) -> dict[str, Any]:
     """Everything about one strategy on one scenario (runs in a child process)."""
     rebalance = inputs.fresh
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = answer_of(strategy, rebalance)
-    cpu = time.process_time() - cpu
-    wall = time.perf_counter() - wall
+    result, wall, cpu = timed(strategy, rebalance, repeat)
     answer = result.assignment
     tracemalloc.start()
     answer_of(strategy, rebalance)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     follow = inputs.followers(answer)
-    results = {name: answer_of(strategy, r) for name, r in follow.items()}
+    churned, churn_wall, churn_cpu = timed(strategy, follow["churn"], repeat)
+    results = {"churn": churned}
+    results.update({name: answer_of(strategy, r) for name, r in follow.items() if name != "churn"})
     results["fresh perturbed"] = answer_of(strategy, inputs.fresh_perturbed)
     answers = {name: r.assignment for name, r in results.items()}
     return {
         "compute_seconds": round(wall, 4),
         "compute_cpu_seconds": round(cpu, 4),
+        "compute_seconds_churn": round(churn_wall, 4),
+        "compute_cpu_seconds_churn": round(churn_cpu, 4),
         "peak_memory_bytes": peak,
         "memory_method": "tracemalloc peak, second untimed run",
         **quality(rebalance, answer),
@@ -237,13 +253,13 @@ def stickiness(
     }
 
 
-def in_child(inputs: Inputs, strategy: str) -> dict[str, Any] | None:
+def in_child(inputs: Inputs, strategy: str, repeat: int = 1) -> dict[str, Any] | None:
     """``measure`` in a forked child; None when it runs past the time limit."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
 
     def run(pipe: Connection) -> None:
-        pipe.send(measure(inputs, strategy))
+        pipe.send(measure(inputs, strategy, repeat))
 
     child = context.Process(target=run, args=(send,))
     child.start()
@@ -269,7 +285,7 @@ def describe(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def kafka_lines(all_inputs: list[Inputs]) -> dict[str, dict[str, Any]]:
+def kafka_lines(all_inputs: list[Inputs], repeat: int = 1) -> dict[str, dict[str, Any]]:
     """Kafka's CooperativeStickyAssignor on every scenario it can do quickly: two JVM batches.
 
     Kafka never reads lags, so the perturbed rebalances ask it exactly what the
@@ -280,7 +296,7 @@ def kafka_lines(all_inputs: list[Inputs]) -> dict[str, dict[str, Any]]:
 
     def run(rebalances: list[Rebalance]) -> list[tuple[Assignment, float]]:
         answers = run_kafka_assignors(
-            [request_of(r, "cooperative-sticky") for r in rebalances], timeout_s=1_800
+            [request_of(r, "cooperative-sticky", repeat) for r in rebalances], timeout_s=1_800
         )
         return [(a["assignment"], float(a["compute_seconds"])) for a in answers]
 
@@ -290,7 +306,7 @@ def kafka_lines(all_inputs: list[Inputs]) -> dict[str, dict[str, Any]]:
     lines = {}
     for n, inputs in enumerate(all_inputs):
         answer, seconds = fresh[n]
-        unchanged, churn = later[2 * n][0], later[2 * n + 1][0]
+        unchanged, (churn, churn_seconds) = later[2 * n][0], later[2 * n + 1]
         answers = {
             "unchanged": unchanged,
             "perturbed": unchanged,
@@ -300,6 +316,8 @@ def kafka_lines(all_inputs: list[Inputs]) -> dict[str, dict[str, Any]]:
         lines[inputs.scenario.name] = {
             "compute_seconds": round(seconds, 4),
             "compute_cpu_seconds": None,
+            "compute_seconds_churn": round(churn_seconds, 4),
+            "compute_cpu_seconds_churn": None,
             "peak_memory_bytes": None,
             "memory_method": "not measured in the JVM",
             **quality(inputs.fresh, answer),
@@ -349,7 +367,9 @@ def summary(lines: list[dict[str, Any]], optimum_share: float | None) -> dict[st
         "large_compute_seconds": large.get("compute_seconds"),
         "large_compute_cpu_seconds": large.get("compute_cpu_seconds"),
         "large_peak_memory_bytes": large.get("peak_memory_bytes"),
+        "large_compute_seconds_churn": large.get("compute_seconds_churn"),
         "kafka_large_compute_seconds": kafka_large.get("compute_seconds"),
+        "kafka_large_compute_seconds_churn": kafka_large.get("compute_seconds_churn"),
         "kafka_large_peak_memory_bytes": kafka_large.get("peak_memory_bytes"),
     }
 
@@ -374,6 +394,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-kafka", action="store_true", help="skip Kafka's own assignor")
     parser.add_argument("--scenario", action="append", help="run only this scenario (repeatable)")
     parser.add_argument("--strategy", action="append", help="run only this strategy (repeatable)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="time the fresh and churn answers as the fastest of this many runs (Kafka's too)",
+    )
     args = parser.parse_args(argv)
     scenarios = QUICK if args.quick else FULL
     if args.scenario:
@@ -384,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         inputs = Inputs(scenario)
         all_inputs.append(inputs)
         for strategy in args.strategy or STRATEGIES:
-            got = in_child(inputs, strategy)
+            got = in_child(inputs, strategy, args.repeat)
             line = {**describe(scenario), "strategy": strategy}
             if got is None:
                 line["skipped"] = f"took over {TIME_LIMIT_S:.0f} s (time limit)"
@@ -395,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_kafka:
         runnable = [i for i in all_inputs if i.scenario.name not in KAFKA_SKIPS]
         try:
-            kafka = kafka_lines(runnable)
+            kafka = kafka_lines(runnable, args.repeat)
         except RuntimeError as e:
             emit({"strategy": KAFKA, "skipped": str(e)})
             kafka = {}
