@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
-from lagassign.core.model import AssignmentResult, Member, make_rebalance
+from lagassign.core.model import AssignmentResult, Member, Rebalance, make_rebalance
+from lagassign.core.ownership import previous_owners
 from lagassign.core.stats import assignment_stats
+from lagassign.core.strategies import run_strategy
+from tests.core.test_ownership import contested
 
 
 def test_the_kip_example_under_lag_aware() -> None:
@@ -32,3 +36,18 @@ def test_all_zero_lag_is_perfectly_balanced_and_a_hot_partition_bounds_below() -
     hot = make_rebalance([Member("a", ("t",)), Member("b", ("t",))], {"t": 2}, {"t": [90, 10]})
     stats = assignment_stats(hot, AssignmentResult({"a": {"t": [0]}, "b": {"t": [1]}}))
     assert stats.lower_bound == 90
+
+
+@settings(max_examples=100, deadline=None)
+@given(contested())
+def test_moved_counts_what_leaves_its_rightful_previous_owner(rebalance: Rebalance) -> None:
+    result = run_strategy("range", rebalance)
+    owners = previous_owners(rebalance)
+    expected = sum(
+        1
+        for member_id, topics in result.assignment.items()
+        for topic, parts in topics.items()
+        for p in parts
+        if owners.get((topic, p), member_id) != member_id
+    )
+    assert assignment_stats(rebalance, result).moved == expected

@@ -64,6 +64,8 @@ class Placement:
         The same as :meth:`give` one by one, in bulk: each member's new partitions
         join its list in the order given.
         """
+        if not len(parts):
+            return
         owner = np.array(self.owner, dtype=np.int64)
         owner[parts] = members
         self.owner[:] = owner.tolist()

@@ -1,0 +1,56 @@
+"""Placements built in bulk against the same built one partition at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lagassign.core.model import Assignment, Member, make_rebalance
+from lagassign.core.strategies.balanced.group_index import GroupIndex
+from lagassign.core.strategies.balanced.placement import Placement
+
+
+@st.composite
+def dealt(draw: st.DrawFn) -> tuple[GroupIndex, list[int], list[int]]:
+    """A group, and an order in which its partitions go to members."""
+    size = draw(st.integers(1, 5))
+    counts = {f"t{t}": draw(st.integers(0, 6)) for t in range(draw(st.integers(1, 4)))}
+    lags = {
+        t: draw(st.lists(st.integers(0, 99), min_size=n, max_size=n)) for t, n in counts.items()
+    }
+    members = [Member(f"m{m}", tuple(counts)) for m in range(size)]
+    index = GroupIndex(make_rebalance(members, counts, lags))
+    parts = draw(st.permutations(range(index.partition_count)))
+    owners = [draw(st.integers(0, size - 1)) for _ in parts]
+    return index, list(parts), owners
+
+
+def reference_assignment(placement: Placement) -> Assignment:
+    index = placement.index
+    answer: Assignment = {member_id: {} for member_id in index.member_ids}
+    for x, m in enumerate(placement.owner):
+        topic = index.topics[index.topic_of[x]]
+        answer[index.member_ids[m]].setdefault(topic, []).append(
+            x - index.offsets[index.topic_of[x]]
+        )
+    return answer
+
+
+@settings(max_examples=200, deadline=None)
+@given(dealt())
+def test_take_is_give_one_by_one_and_the_answer_lists_every_partition_once(
+    case: tuple[GroupIndex, list[int], list[int]],
+) -> None:
+    index, parts, owners = case
+    one_by_one = Placement(index)
+    for x, m in zip(parts, owners, strict=True):
+        one_by_one.give(x, m)
+    bulk = Placement(index)
+    bulk.take(np.array(parts, dtype=np.int64), np.array(owners, dtype=np.int64))
+    assert (bulk.owner, bulk.held, bulk.load) == (
+        one_by_one.owner,
+        one_by_one.held,
+        one_by_one.load,
+    )
+    assert bulk.assignment() == reference_assignment(one_by_one)
