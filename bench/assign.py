@@ -253,7 +253,9 @@ def stickiness(
     }
 
 
-def in_child(inputs: Inputs, strategy: str, repeat: int = 1) -> dict[str, Any] | None:
+def in_child(
+    inputs: Inputs, strategy: str, repeat: int = 1, time_limit: float = TIME_LIMIT_S
+) -> dict[str, Any] | None:
     """``measure`` in a forked child; None when it runs past the time limit."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
@@ -265,7 +267,7 @@ def in_child(inputs: Inputs, strategy: str, repeat: int = 1) -> dict[str, Any] |
     child.start()
     send.close()
     got: dict[str, Any] | None = None
-    if receive.poll(TIME_LIMIT_S):
+    if receive.poll(time_limit):
         got = receive.recv()
     child.join(5)
     if child.is_alive():
@@ -400,6 +402,12 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="time the fresh and churn answers as the fastest of this many runs (Kafka's too)",
     )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT_S,
+        help=f"seconds a strategy may take on one scenario (default {TIME_LIMIT_S:.0f})",
+    )
     args = parser.parse_args(argv)
     scenarios = QUICK if args.quick else FULL
     if args.scenario:
@@ -410,10 +418,10 @@ def main(argv: list[str] | None = None) -> int:
         inputs = Inputs(scenario)
         all_inputs.append(inputs)
         for strategy in args.strategy or STRATEGIES:
-            got = in_child(inputs, strategy, args.repeat)
+            got = in_child(inputs, strategy, args.repeat, args.time_limit)
             line = {**describe(scenario), "strategy": strategy}
             if got is None:
-                line["skipped"] = f"took over {TIME_LIMIT_S:.0f} s (time limit)"
+                line["skipped"] = f"took over {args.time_limit:.0f} s (time limit)"
             else:
                 line.update(got)
             lines.append(line)
