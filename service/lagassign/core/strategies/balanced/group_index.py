@@ -1,6 +1,7 @@
 """A rebalance flattened into numbered members, topics and partitions.
 
-The balanced strategy works on plain lists for speed (a million partitions).
+The balanced strategy works on plain lists, and on NumPy arrays for the passes
+over every partition (a million of them): ``lag_array``, ``by_lag_arrays``.
 Members and topics are numbered in the canonical order of the rebalance (member
 id, topic name) and every partition gets one flat number, topic by topic:
 partition ``p`` of topic ``t`` is ``offsets[t] + p``. Every tie the strategy
