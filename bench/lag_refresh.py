@@ -8,15 +8,28 @@ groups) with a committed offset on every partition; ``--live-groups`` of them
 also have two live members (paused, so they only heartbeat). Everything is
 derived from the group and partition numbers: no randomness.
 
-Then a separate process (so that its memory is the view's alone) runs
-``--refreshes`` full refreshes of a :class:`~lagassign.lagview.view.LagView`
-tracking the groups by regex, without and with the Parquet history sink, and
-reports p50/p95/max refresh time (wall clock, and the process's CPU time, which
-other load on the machine does not inflate), the 1-minute load average when the
-measurement began, and its peak resident memory; Kafka's own
-``kafka-consumer-groups --describe --all-groups`` is timed over the same groups.
+Then a separate process (so that its memory is the view's alone) runs full
+refreshes of a :class:`~lagassign.lagview.view.LagView` tracking the groups by
+regex, three times side by side:
 
-Bars: p95 of a full refresh at most 2 s, peak memory at most 500 MiB.
+- ``plain``: the view alone, ``--refreshes`` refreshes;
+- ``rates``: the view with the live rate window listening, as the service wires
+  it (``lagassign.http.sidecar.rate_window`` from the default settings: 15
+  minutes, 64 points, a 10 s refresh interval). To fill the window without
+  waiting 15 minutes, the view's clock (the snapshots' ``as_of``, all the window
+  reads) steps one refresh interval per refresh, so the run makes enough real
+  refreshes to cover one full window and ``--refreshes`` more, which are timed;
+- ``rates+history``: the same with the Parquet history sink as well.
+
+Each reports p50/p95/max refresh time (wall clock, and the process's CPU time,
+which other load on the machine does not inflate), the same with the listeners'
+work after the refresh (the refresh loop waits for it), the 1-minute load average
+when the measurement began, its peak resident memory, and the window's points
+per partition. Kafka's own ``kafka-consumer-groups --describe --all-groups`` is
+timed over the same groups.
+
+Bars: p95 of a full refresh at most 2 s, peak memory (view and window) at most
+500 MiB.
 
     .venv/bin/python -m bench.lag_refresh            # prints JSON lines
 """
@@ -33,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +57,11 @@ from harness import builders
 from harness.broker import KAFKA_SCRIPT, REPO, local_broker
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
+from lagassign.http.sidecar import rate_window
+from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.store import utc_now
 from lagassign.lagview.view import LagView
+from lagassign.settings import Settings
 
 BENCH_DIR = REPO / "var" / "bench-kafka"
 PREFIX = "bench"
@@ -123,24 +141,56 @@ async def join_live_members(
 # --- measurement (in its own process) ------------------------------------------------
 
 
-async def measure(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
+class SteppedClock:
+    """The view's clock: real time at the start, then one refresh interval per refresh."""
+
+    def __init__(self, step_s: float) -> None:
+        self.start = utc_now()
+        self.step = timedelta(seconds=step_s)
+        self.steps = 0
+
+    def __call__(self) -> datetime:
+        return self.start + self.steps * self.step
+
+
+async def measure(
+    bootstrap: str, refreshes: int, history: str | None, rates: bool
+) -> dict[str, Any]:
     sink = ParquetHistorySink(history, "bench") if history else None
+    listeners: list[RefreshListener] = [HistoryRecorder(sink)] if sink is not None else []
+    settings = Settings.from_environ({})
+    window = rate_window(settings) if rates else None
+    if window is not None:
+        listeners.append(window)
+    clock = SteppedClock(settings.refresh_interval_s)
     view = LagView(
         bootstrap,
         group_pattern=f"{PREFIX}-group-.*",
         request_timeout_s=10,
-        listeners=[HistoryRecorder(sink)] if sink is not None else [],
+        listeners=listeners,
+        clock=clock,
     )
+    # With the window: one full window of refreshes first (not timed), then the timed ones.
+    filling = 0
+    if window is not None:
+        filling = round(window.window_s / settings.refresh_interval_s) + 2
     durations: list[float] = []
+    with_listeners: list[float] = []
     cpu: list[float] = []
     try:
         for _ in range(2):  # warm-up: metadata, coordinators, connections
             assert await view.refresh(), view.last_refresh_error
+            clock.steps += 1
+        for _ in range(filling):
+            assert await view.refresh(), view.last_refresh_error
+            clock.steps += 1
         load = os.getloadavg()[0]
         for _ in range(refreshes):
-            started = time.process_time()
+            started, started_wall = time.process_time(), time.perf_counter()
             ok = await view.refresh()
+            with_listeners.append(time.perf_counter() - started_wall)
             cpu.append(time.process_time() - started)
+            clock.steps += 1
             assert ok, view.last_refresh_error
             assert view.last_refresh_seconds is not None
             durations.append(view.last_refresh_seconds)
@@ -148,24 +198,31 @@ async def measure(bootstrap: str, refreshes: int, history: str | None) -> dict[s
         partitions = sum(len(s.partitions) for s in snapshots.values())
         unknown = sum(s.unknown_partitions for s in snapshots.values())
         members = sum(len(s.members) for s in snapshots.values())
+        windows, points = window.sizes() if window is not None else (0, 0)
     finally:
         await view.stop()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "measure": "lag_view_refresh",
+        "rate_window": window is not None,
         "history": history is not None,
         "groups": len(snapshots),
         "group_partitions": partitions,
         "unknown_partitions": unknown,
         "live_members": members,
+        "untimed_refreshes": 2 + filling,
         "refreshes": len(durations),
         "p50_s": round(statistics.median(durations), 4),
         "p95_s": round(percentile(durations, 0.95), 4),
         "max_s": round(max(durations), 4),
+        "with_listeners_p50_s": round(statistics.median(with_listeners), 4),
+        "with_listeners_p95_s": round(percentile(with_listeners, 0.95), 4),
         "cpu_p50_s": round(statistics.median(cpu), 4),
         "cpu_p95_s": round(percentile(cpu, 0.95), 4),
         "load_average_1m": round(load, 2),
         "peak_rss_mib": round(peak_kib / 1024, 1),
+        "window_partitions": windows,
+        "window_points_per_partition": round(points / windows, 1) if windows else 0,
         "history_rows": sink.rows_written if sink else 0,
     }
 
@@ -200,7 +257,9 @@ def time_kafka_tool(bootstrap: str, runs: int) -> dict[str, Any]:
     }
 
 
-def run_measure_process(bootstrap: str, refreshes: int, history: str | None) -> dict[str, Any]:
+def run_measure_process(
+    bootstrap: str, refreshes: int, history: str | None, rates: bool
+) -> dict[str, Any]:
     command = [
         sys.executable,
         "-m",
@@ -213,8 +272,10 @@ def run_measure_process(bootstrap: str, refreshes: int, history: str | None) -> 
     ]
     if history:
         command += ["--history", history]
+    if rates:
+        command.append("--rate-window")
     done = subprocess.run(
-        command, check=True, capture_output=True, text=True, timeout=1800, cwd=REPO
+        command, check=True, capture_output=True, text=True, timeout=3600, cwd=REPO
     )
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -247,11 +308,11 @@ async def bench(args: argparse.Namespace, bootstrap: str) -> None:
     members = await setup(args, bootstrap)
     try:
         results = []
-        for history in (None, "history"):
+        for rates, history in ((False, False), (True, False), (True, True)):
             with tempfile.TemporaryDirectory() as tmp:
                 where = str(Path(tmp) / "history") if history else None
                 result = await asyncio.to_thread(
-                    run_measure_process, bootstrap, args.refreshes, where
+                    run_measure_process, bootstrap, args.refreshes, where, rates
                 )
             emit(**result)
             results.append(result)
@@ -260,12 +321,16 @@ async def bench(args: argparse.Namespace, bootstrap: str) -> None:
     finally:
         for m in members:
             await m.stop()
-    plain = results[0]
+    plain, windowed = results[0], results[1]
     emit(
         summary={
             "lag_view_p95_s": plain["p95_s"],
             "lag_view_p50_s": plain["p50_s"],
-            "lag_view_peak_rss_mib": max(r["peak_rss_mib"] for r in results),
+            "lag_view_peak_rss_mib": plain["peak_rss_mib"],
+            "with_rate_window_p95_s": windowed["p95_s"],
+            "with_rate_window_listeners_p95_s": windowed["with_listeners_p95_s"],
+            "with_rate_window_peak_rss_mib": windowed["peak_rss_mib"],
+            "peak_rss_mib": max(r["peak_rss_mib"] for r in results),
             "kafka_consumer_groups_p50_s": tool["p50_s"],
             "bar_p95_s": BAR_P95_S,
             "bar_peak_rss_mib": BAR_PEAK_MIB,
@@ -290,9 +355,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--refreshes", type=int, default=20)
     parser.add_argument("--tool-runs", type=int, default=3)
     parser.add_argument("--history", help="(measure) history directory")
+    parser.add_argument(
+        "--rate-window", action="store_true", help="(measure) with the live rate window"
+    )
     args = parser.parse_args(argv)
     if args.mode == "measure":
-        emit(**asyncio.run(measure(args.bootstrap, args.refreshes, args.history)))
+        emit(**asyncio.run(measure(args.bootstrap, args.refreshes, args.history, args.rate_window)))
         return 0
     heap = os.environ.get("KAFKA_HEAP_OPTS", "-Xms1g -Xmx1g")
     with local_broker(args.bootstrap, BENCH_DIR, heap_opts=heap) as bootstrap:
