@@ -74,9 +74,9 @@ def serve(environ: Mapping[str, str], stderr: TextIO) -> int:
         server_header=False,
         proxy_headers=False,
         lifespan="on",
-        http=protocol_with_header_deadline(settings.header_timeout_s),
+        # The connection cap is the protocol's (503 in the error shape), not limit_concurrency.
+        http=protocol_with_header_deadline(settings.header_timeout_s, settings.max_connections),
         timeout_keep_alive=settings.keep_alive_timeout_s,
-        limit_concurrency=settings.max_connections,
         h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     return 0

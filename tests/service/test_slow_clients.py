@@ -203,14 +203,25 @@ def test_unparsable_requests_get_the_error_shape(served: tuple[str, Path], raw: 
     assert json.loads(body)["error"]["code"] == "invalid_http"
 
 
-def test_connections_past_the_cap_get_503(served: tuple[str, Path]) -> None:
+def test_connections_past_the_cap_get_503_in_the_error_shape(served: tuple[str, Path]) -> None:
     url, _ = served
-    socks = [connect(url) for _ in range(40)]
+    # 39 idle connections and one request: 40 open, at the cap, answered.
+    socks = [connect(url) for _ in range(39)]
     try:
+        with connect(url) as last:
+            last.sendall(head(len(BODY)) + BODY)
+            status, _ = status_and_body(last.recv(65536))
+        assert status == 200
+        socks.append(connect(url))  # 40 idle connections: the next one is past the cap
         with connect(url) as extra:
             extra.sendall(head(len(BODY)) + BODY)
-            status, _ = status_and_body(read_until_closed(extra))
+            raw = read_until_closed(extra)
+        status, body = status_and_body(raw)
         assert status == 503
+        assert b"content-type: application/json" in raw.lower()
+        error = json.loads(body)["error"]
+        assert error["code"] == "too_many_connections"
+        assert error["details"] == {"max_connections": 40}
     finally:
         for sock in socks:
             sock.close()

@@ -1,4 +1,5 @@
-"""uvicorn's HTTP/1.1 protocol with a deadline on request headers and errors in the error shape.
+"""uvicorn's HTTP/1.1 protocol: a deadline on request headers, a connection cap, and errors
+in the error shape.
 
 uvicorn bounds an idle keep-alive connection (``timeout_keep_alive``) and the
 size of incomplete headers (``h11_max_incomplete_event_size``), but not how long
@@ -11,18 +12,32 @@ start or from the previous response.
 uvicorn answers a request it cannot parse itself, before the app sees it; this
 protocol writes that answer as the service's error JSON (400 ``invalid_http``)
 instead of uvicorn's plain text.
+
+The connection cap (``LAGASSIGN_MAX_CONNECTIONS``) is the same test as uvicorn's
+``limit_concurrency`` (open connections, or requests in progress, past the cap),
+but uvicorn answers it with a plain-text 503 and offers no hook for the body. So
+``lagassign serve`` leaves ``limit_concurrency`` unset and the protocol wraps the
+app it runs for each request in :class:`ConnectionCap`, which answers 503
+``too_many_connections`` in the error shape. It reads only the protocol's
+``app`` and its server state's ``connections`` and ``tasks`` (uvicorn's own
+``limit_concurrency`` reads the same sets), and replaces no uvicorn code.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 import h11
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
-from lagassign.errors import LagassignError
+from lagassign.errors import LagassignError, Unavailable
+
+log = logging.getLogger(__name__)
 
 
 class InvalidHttp(LagassignError):
@@ -30,13 +45,61 @@ class InvalidHttp(LagassignError):
     status = 400
 
 
+class TooManyConnections(Unavailable):
+    code = "too_many_connections"
+
+
+class ConnectionCap:
+    """The ASGI app of one request, or a 503 in the error shape when the server is past its cap.
+
+    Past the cap: more than ``max_connections`` connections open (this one
+    included), or more than ``max_connections`` requests in progress (this one
+    included). The answer closes the connection, as uvicorn's own 503 does.
+    """
+
+    def __init__(self, app: ASGIApp, state: ServerState, max_connections: int) -> None:
+        self.app = app
+        self.state = state
+        self.max_connections = max_connections
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        cap = self.max_connections
+        if scope["type"] != "http" or (
+            len(self.state.connections) <= cap and len(self.state.tasks) <= cap
+        ):
+            await self.app(scope, receive, send)
+            return
+        log.warning("past LAGASSIGN_MAX_CONNECTIONS (%d): answering 503", cap)
+        error = TooManyConnections(
+            f"the sidecar has more than {cap} connections or requests open; try again later",
+            {"max_connections": cap},
+        )
+        body = json.dumps(error.body()).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": error.status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
 class HeaderDeadlineProtocol(H11Protocol):
     """H11Protocol that closes connections whose request headers arrive too slowly."""
 
     header_timeout_s: float = 10.0
+    #: ``None``: no cap.
+    max_connections: int | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if self.max_connections is not None:
+            self.app = ConnectionCap(self.app, self.server_state, self.max_connections)
         self._header_deadline: asyncio.TimerHandle | None = None
         self._cycle_at_arming: object = None
 
@@ -86,10 +149,13 @@ class HeaderDeadlineProtocol(H11Protocol):
         self.transport.close()
 
 
-def protocol_with_header_deadline(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
-    """The protocol class for ``uvicorn.run(http=...)`` with this header deadline."""
+def protocol_with_header_deadline(
+    header_timeout_s: float, max_connections: int | None = None
+) -> type[HeaderDeadlineProtocol]:
+    """The protocol class for ``uvicorn.run(http=...)`` with this header deadline and cap
+    (run uvicorn without ``limit_concurrency``: the cap is the protocol's)."""
     return type(
         "HeaderDeadlineProtocol",
         (HeaderDeadlineProtocol,),
-        {"header_timeout_s": header_timeout_s},
+        {"header_timeout_s": header_timeout_s, "max_connections": max_connections},
     )
