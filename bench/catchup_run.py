@@ -140,6 +140,7 @@ async def run_one(
             {(topics[t], p): r for (t, p), r in scenario.production.rates.items()},
             scenario.production.switch_s,
             {(topics[t], p): r for (t, p), r in scenario.production.after.items()},
+            scenario.production.lead_s,
         )
 
     stop_sampling = asyncio.Event()
@@ -150,9 +151,20 @@ async def run_one(
         await asyncio.sleep(0.05)
     stop_producing = asyncio.Event()
     producing: asyncio.Task[int] | None = None
+    if production is not None and production.lead_s > 0:
+        # Production under way before the group forms: its first rebalance sees it.
+        producing_from = time.time()
+        producing = asyncio.create_task(keep_producing(bootstrap, production, stop_producing))
+        try:
+            await asyncio.sleep(production.lead_s)
+        except BaseException:
+            stop_producing.set()
+            await producing
+            raise
     group: Group = make_group(group_id, [topics[t] for t in scenario.topics])
     launched = time.time()
-    producing_from = launched
+    if producing is None:
+        producing_from = launched
     caught_at: float | None = None
     try:
         await group.start()

@@ -18,11 +18,16 @@ Partition = tuple[str, int]
 @dataclass(frozen=True)
 class Production:
     """Records per second written to each partition from 0 on its clock (when the group
-    has formed); ``rates`` before ``switch_s`` and ``after`` from then on."""
+    has formed); ``rates`` before ``switch_s`` and ``after`` from then on.
+
+    With ``lead_s``, 0 on its clock is instead ``lead_s`` seconds before the members
+    start: the group's first rebalance happens while production is already under way
+    (and the sidecar has seen it)."""
 
     rates: Mapping[Partition, float]
     switch_s: float | None = None
     after: Mapping[Partition, float] = field(default_factory=dict)
+    lead_s: float = 0.0
 
     def rate(self, partition: Partition, at_s: float) -> float:
         if self.switch_s is not None and at_s >= self.switch_s:
@@ -177,10 +182,14 @@ def one_topic_backlog(seed: int, *, topics: int = 4, partitions: int = 6) -> Sce
     )
 
 
-def skewed_production(backlog: Scenario, seed: int, *, total_rate: float, switch: bool) -> Scenario:
+def skewed_production(
+    backlog: Scenario, seed: int, *, total_rate: float, switch: bool, lead_s: float = 0.0
+) -> Scenario:
     """``backlog`` with steady production, 60% of it on one partition per topic (not
     the hot backlog partition), the rest spread; with ``switch`` the hot production
-    partitions move to others half-way through the lower bound."""
+    partitions move to others half-way through the lower bound; with ``lead_s`` the
+    production starts that long before the members (so it is already skewed when the
+    group first rebalances)."""
     rng = random.Random(seed)
     per_topic = total_rate / len(backlog.topics)
 
@@ -199,12 +208,15 @@ def skewed_production(backlog: Scenario, seed: int, *, total_rate: float, switch
     }
     bound = lower_bound_s(backlog.backlog, backlog.members, backlog.rate)
     production = (
-        Production(rates(first), switch_s=bound / 2, after=rates(later))
+        Production(rates(first), switch_s=bound / 2, after=rates(later), lead_s=lead_s)
         if switch
-        else Production(rates(first))
+        else Production(rates(first), lead_s=lead_s)
     )
     suffix = "+moving-production" if switch else "+production"
     how = "hot partitions move half-way" if switch else "steady"
+    if lead_s:
+        suffix += "-before-rebalance"
+        how += f", from {lead_s:.0f} s before the members start"
     return Scenario(
         name=backlog.name + suffix,
         topics=backlog.topics,
@@ -218,6 +230,9 @@ def skewed_production(backlog: Scenario, seed: int, *, total_rate: float, switch
 
 
 QUICK = "hot-per-topic"
+# How long production runs before the members of a "+production-before-rebalance"
+# scenario start: enough sidecar refreshes (1 s apart in the benchmark) for a produce rate.
+PRODUCTION_LEAD_S = 20.0
 
 
 def all_scenarios(seed: int) -> list[Scenario]:
@@ -230,4 +245,5 @@ def all_scenarios(seed: int) -> list[Scenario]:
         skewed_production(hot, seed, total_rate=600, switch=False),
         skewed_production(zipf, seed, total_rate=600, switch=False),
         skewed_production(hot, seed, total_rate=600, switch=True),
+        skewed_production(hot, seed, total_rate=600, switch=False, lead_s=PRODUCTION_LEAD_S),
     ]
