@@ -14,6 +14,15 @@ sidecar's RSS and open file descriptors), then a summary: the time until
 outside the outage, every request during it still answered, the last minute's
 RSS within 10% of the second minute's).
 
+An error is named by its kind, its connection (new or reused) and whether the body
+went out, e.g. ``ReadError (reused, sent)``. The client keeps an idle connection for
+half the sidecar's keep-alive timeout and sends a request once more when a reused
+connection was closed under it before any answer (counted as
+``retried_closed_connection``): the sidecar closing an idle connection as the client
+reuses it is a race of HTTP/1.1 keep-alive, not a failure of the sidecar
+(docs/limits.md). ``--keep-alive``, ``--client-keepalive-expiry`` and ``--no-retry``
+reproduce it.
+
     .venv/bin/python -m bench.soak [--minutes 10] [--rate 200] [--groups 50]
 """
 
@@ -54,6 +63,14 @@ HEADERS = {"content-type": "application/json"}
 # counted (unsent_client_behind): the load stays on its schedule, the run on its length.
 BEHIND_S = 1.0
 REPORT_GRACE_S = 6.0
+# The sidecar closes a connection idle this long (LAGASSIGN_KEEP_ALIVE_TIMEOUT_S, its
+# default). The client's pool drops an idle connection after half of it: a client must
+# stop reusing a connection well before the server may close it, or a request sent as the
+# server closes is reset (httpx's default expiry, 5 s, equals uvicorn's default timeout).
+KEEP_ALIVE_S = 5
+# Failures of a reused connection before any answer: the server closed it as the request
+# went out. POST /assign is a pure function of its body, so it is sent once more.
+RETRIED_ON = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
 
 
 def emit(line: dict[str, Any]) -> None:
@@ -118,7 +135,9 @@ async def groups_with_lag(bootstrap: str, groups: list[str]) -> None:
 
 
 @contextmanager
-def sidecar(bootstrap: str, groups: list[str], log: Path) -> Iterator[tuple[str, int]]:
+def sidecar(
+    bootstrap: str, groups: list[str], log: Path, keep_alive_s: int
+) -> Iterator[tuple[str, int]]:
     """``lagassign serve`` on a free port, stopped by its pid."""
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
@@ -129,6 +148,10 @@ def sidecar(bootstrap: str, groups: list[str], log: Path) -> Iterator[tuple[str,
             "LAGASSIGN_GROUPS": ",".join(groups),
             "LAGASSIGN_REFRESH_INTERVAL_S": "2",
             "LAGASSIGN_KAFKA_TIMEOUT_MS": "2000",
+            "LAGASSIGN_KEEP_ALIVE_TIMEOUT_S": str(keep_alive_s),
+            # An idle connection is also closed when no next request began within the
+            # header deadline: never before the keep-alive timeout.
+            "LAGASSIGN_HEADER_TIMEOUT_S": str(max(10, keep_alive_s)),
             "LAGASSIGN_LOG_LEVEL": "warning",
         }
     )
@@ -192,9 +215,38 @@ class Minute:
     answered_broker_down: int = 0
     sources: dict[str, int] = field(default_factory=dict)
     disconnects: int = 0
+    retried: dict[str, int] = field(default_factory=dict)
     service: list[float] = field(default_factory=list)
     unsent: int = 0
     rss_mb: float | None = None
+
+
+@dataclass
+class Exchange:
+    """What httpcore's trace says of one request: a new connection or a reused one, and
+    how far it got (so an error says whether it raced a connection the server closed)."""
+
+    new_connection: bool = False
+    sent: bool = False
+    answered: bool = False
+
+    async def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event == "connection.connect_tcp.started":
+            self.new_connection = True
+        elif event == "http11.send_request_body.complete":
+            self.sent = True
+        elif event == "http11.receive_response_headers.complete":
+            self.answered = True
+
+    def closed_under_it(self, exc: httpx.HTTPError) -> bool:
+        """A reused connection failed before any answer: safe to send a pure request again."""
+        return isinstance(exc, RETRIED_ON) and not self.new_connection and not self.answered
+
+    def failure(self, exc: httpx.HTTPError) -> str:
+        """``ReadError (reused, sent)``: the kind of error and the connection it happened on."""
+        connection = "new" if self.new_connection else "reused"
+        how_far = "sent" if self.sent else "unsent"
+        return f"{type(exc).__name__} ({connection}, {how_far})"
 
 
 @dataclass
@@ -251,6 +303,35 @@ async def restart_broker(
             await asyncio.sleep(0.1)
 
 
+class Failed(Exception):
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+async def post_once_more_if_closed(
+    client: httpx.AsyncClient, body: bytes, minute: Minute, retry: bool
+) -> httpx.Response:
+    """``POST /assign``, sent again once if the server closed the reused connection under it.
+
+    A failure raises :class:`Failed`, named by the error's type, the connection (new or
+    reused) and whether the body went out.
+    """
+    for attempt in (1, 2):
+        exchange = Exchange()
+        try:
+            return await client.post(
+                "/assign", content=body, headers=HEADERS, extensions={"trace": exchange.trace}
+            )
+        except httpx.HTTPError as exc:
+            kind = exchange.failure(exc)
+            if retry and attempt == 1 and exchange.closed_under_it(exc):
+                minute.retried[kind] = minute.retried.get(kind, 0) + 1
+                continue
+            raise Failed(kind) from exc
+    raise AssertionError("unreachable: the second attempt returns or raises")
+
+
 async def soak(
     args: argparse.Namespace, url: str, pid: int, directory: str, groups: list[str]
 ) -> None:
@@ -262,7 +343,11 @@ async def soak(
     state = Broker()
     stop = asyncio.Event()
     in_flight: set[asyncio.Task[None]] = set()
-    limits = httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=MAX_IN_FLIGHT)
+    limits = httpx.Limits(
+        max_connections=MAX_IN_FLIGHT,
+        max_keepalive_connections=MAX_IN_FLIGHT,
+        keepalive_expiry=args.client_keepalive_expiry,
+    )
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=5.0) as client:
         t0 = time.perf_counter() + 0.5
         side = [
@@ -276,9 +361,9 @@ async def soak(
             down = state.down
             sent = time.perf_counter()
             try:
-                response = await client.post("/assign", content=body, headers=HEADERS)
-            except httpx.HTTPError as exc:
-                kind = type(exc).__name__
+                response = await post_once_more_if_closed(client, body, minute, args.retry)
+            except Failed as exc:
+                kind = exc.kind
             else:
                 if response.status_code == 200:
                     done = time.perf_counter()
@@ -340,6 +425,10 @@ async def soak(
         "errors_during_outage": sum(sum(m.errors_broker_down.values()) for m in minutes),
         "answered_during_outage": sum(m.answered_broker_down for m in minutes),
         "answered": sum(len(m.latencies) for m in minutes),
+        "retried_closed_connection": sum(sum(m.retried.values()) for m in minutes),
+        "client_keepalive_expiry_s": args.client_keepalive_expiry,
+        "client_retries_closed_connection": args.retry,
+        "server_keep_alive_s": args.keep_alive,
         "unsent_client_behind": sum(m.unsent for m in minutes),
         "rss_mb_second_minute": rss[1] if len(rss) > 1 else None,
         "rss_mb_last_minute": rss[-1] if rss else None,
@@ -371,6 +460,7 @@ def report(index: int, minute: Minute, pid: int, state: Broker) -> None:
             "answered_broker_down": minute.answered_broker_down,
             "lag_sources": minute.sources,
             "disconnects": minute.disconnects,
+            "retried_closed_connection": minute.retried,
             "rss_mb": minute.rss_mb,
             "open_fds": open_fds(pid),
             "broker_down_now": state.down,
@@ -384,7 +474,27 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--groups", type=int, default=50)
     parser.add_argument("--outage", type=float, default=20.0, help="seconds the broker is down")
+    parser.add_argument(
+        "--keep-alive",
+        type=int,
+        default=KEEP_ALIVE_S,
+        help="the sidecar's LAGASSIGN_KEEP_ALIVE_TIMEOUT_S",
+    )
+    parser.add_argument(
+        "--client-keepalive-expiry",
+        type=float,
+        default=None,
+        help="seconds the client's pool keeps an idle connection (default: half the keep-alive)",
+    )
+    parser.add_argument(
+        "--no-retry",
+        dest="retry",
+        action="store_false",
+        help="do not send a request again when the server closed a reused connection under it",
+    )
     args = parser.parse_args()
+    if args.client_keepalive_expiry is None:
+        args.client_keepalive_expiry = args.keep_alive / 2
     if args.minutes < 2:
         parser.error("--minutes must be at least 2 (the RSS bar compares minutes 2 and last)")
     groups = [f"soak-g{i:03d}-{os.getpid()}" for i in range(args.groups)]
@@ -393,7 +503,8 @@ def main() -> None:
         try:
             bootstrap = json.loads((Path(directory) / "broker.json").read_text())["bootstrap"]
             asyncio.run(groups_with_lag(bootstrap, groups))
-            with sidecar(bootstrap, groups, Path(directory) / "sidecar.log") as (url, pid):
+            log = Path(directory) / "sidecar.log"
+            with sidecar(bootstrap, groups, log, args.keep_alive) as (url, pid):
                 asyncio.run(soak(args, url, pid, directory, groups))
         finally:
             subprocess.run(
