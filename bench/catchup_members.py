@@ -174,11 +174,16 @@ class PythonGroup:
         """Rebalances led on the sidecar's answer and on the range fallback (by reason)."""
         answers = 0
         fallbacks: dict[str, int] = {}
+        sources: set[str] = set()
         for m in self.members:
             answers += int(getattr(m.assignor, "answers", 0))
             for reason, count in dict(getattr(m.assignor, "fallbacks", {})).items():
                 fallbacks[reason] = fallbacks.get(reason, 0) + count
-        return {"sidecar_answers": answers, "fallbacks": fallbacks}
+            source = getattr(getattr(m.assignor, "last_decision", None), "lag_source", None)
+            if isinstance(source, str):
+                sources.add(source)
+        # The lag source of the leader's last answer (kafka-load under the load model).
+        return {"sidecar_answers": answers, "fallbacks": fallbacks, "lag_sources": sorted(sources)}
 
 
 def java_available() -> str | None:

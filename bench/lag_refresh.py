@@ -128,7 +128,9 @@ async def join_live_members(
                 enable_auto_commit=False,
                 session_timeout_ms=60_000,
                 heartbeat_interval_ms=3_000,
-                max_poll_interval_ms=600_000,
+                # Paused, they never poll: they must stay for the whole bench (the runs
+                # with the rate window take tens of minutes on a loaded machine).
+                max_poll_interval_ms=7_200_000,
             )
             await consumer.start()
             members.append(consumer)
