@@ -12,17 +12,27 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from confluent_kafka import Consumer, KafkaException, TopicCollection
+from confluent_kafka import Consumer, KafkaException, Producer, TopicCollection
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
 Owned = dict[str, set[tuple[str, int]]]
 
 
-def create_topic(bootstrap: str, topic: str, partitions: int) -> str:
-    """Create ``topic`` and return its topic id as Kafka writes it (base64)."""
+def create_topic(
+    bootstrap: str, topic: str, partitions: int, replicas: list[list[int]] | None = None
+) -> str:
+    """Create ``topic`` and return its topic id as Kafka writes it (base64).
+
+    ``replicas``: per partition, the node ids of its replicas (Kafka's replica assignment).
+    """
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for future in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
+    new = (
+        NewTopic(topic, partitions, 1)
+        if replicas is None
+        else NewTopic(topic, len(replicas), replica_assignment=replicas)
+    )
+    for future in admin.create_topics([new]).values():
         future.result(timeout=60)
     deadline = time.monotonic() + 60
     while True:
@@ -39,22 +49,26 @@ def create_topic(bootstrap: str, topic: str, partitions: int) -> str:
 
 @contextmanager
 def consumers(
-    bootstrap: str, group: str, topic: str, count: int, assignor: str
+    bootstrap: str, group: str, topic: str, count: int, assignor: str, rack: str | None = None
 ) -> Iterator[list[Consumer]]:
-    """``count`` consumers of ``topic`` in ``group`` with ``group.remote.assignor=assignor``."""
+    """``count`` consumers of ``topic`` in ``group`` with ``group.remote.assignor=assignor``.
+
+    ``rack``: their ``client.rack``.
+    """
     members = []
     try:
         for _ in range(count):
-            consumer = Consumer(
-                {
-                    "bootstrap.servers": bootstrap,
-                    "group.id": group,
-                    "group.protocol": "consumer",
-                    "group.remote.assignor": assignor,
-                    "auto.offset.reset": "earliest",
-                    "enable.auto.commit": False,
-                }
-            )
+            config: dict[str, str | bool] = {
+                "bootstrap.servers": bootstrap,
+                "group.id": group,
+                "group.protocol": "consumer",
+                "group.remote.assignor": assignor,
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+            }
+            if rack is not None:
+                config["client.rack"] = rack
+            consumer = Consumer(config)
             consumer.subscribe([topic])
             members.append(consumer)
         yield members
@@ -68,13 +82,69 @@ def owned(members: list[Consumer]) -> Owned:
     return {c.memberid(): {(tp.topic, tp.partition) for tp in c.assignment()} for c in members}
 
 
-def poll_until(members: list[Consumer], done: Callable[[Owned], bool], timeout_s: float) -> Owned:
-    """Poll every consumer in turn until ``done(owned)`` or the timeout; the last state."""
+class Ledger:
+    """Records produced with known values, and which member consumed each one how often.
+
+    Every value is ``b"<partition>:<n>"``; a record consumed from another partition
+    than its value names, or one never produced, is counted as ``foreign``.
+    """
+
+    def __init__(self) -> None:
+        self.produced: dict[bytes, int] = {}
+        self.consumed: dict[bytes, list[str]] = {}
+        self.foreign: list[tuple[str, int, bytes]] = []
+
+    def produce(
+        self, bootstrap: str, topic: str, partitions: int, per_partition: int
+    ) -> set[bytes]:
+        """Produce ``per_partition`` new records to each partition; their values."""
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        batch: set[bytes] = set()
+        for partition in range(partitions):
+            start = sum(1 for p in self.produced.values() if p == partition)
+            for n in range(start, start + per_partition):
+                value = f"{partition}:{n}".encode()
+                producer.produce(topic, value=value, partition=partition)
+                self.produced[value] = partition
+                batch.add(value)
+            producer.poll(0)
+        if producer.flush(60) != 0:
+            raise RuntimeError(f"records to {topic} still unsent after 60 s")
+        return batch
+
+    def take(self, member_id: str, partition: int, value: bytes) -> None:
+        if self.produced.get(value) != partition:
+            self.foreign.append((member_id, partition, value))
+            return
+        self.consumed.setdefault(value, []).append(member_id)
+
+    def missing(self, values: set[bytes] | None = None) -> set[bytes]:
+        """The produced records (of ``values`` if given) no member consumed yet."""
+        wanted = self.produced.keys() if values is None else values
+        return {v for v in wanted if v not in self.consumed}
+
+
+def poll_until(
+    members: list[Consumer],
+    done: Callable[[Owned], bool],
+    timeout_s: float,
+    ledger: Ledger | None = None,
+) -> Owned:
+    """Poll every consumer in turn until ``done(owned)`` or the timeout; the last state.
+
+    With ``ledger``, every record a consumer returns is entered there under its member id.
+    """
     deadline = time.monotonic() + timeout_s
     state: Owned = {}
     while time.monotonic() < deadline:
         for consumer in members:
-            consumer.poll(0.05)
+            message = consumer.poll(0.05)
+            if ledger is not None and message is not None and message.error() is None:
+                value = message.value()
+                partition = message.partition()
+                assert isinstance(value, bytes)
+                assert partition is not None
+                ledger.take(consumer.memberid(), partition, value)
         state = owned(members)
         if done(state):
             return state
@@ -93,7 +163,15 @@ KAFKA_CLASSPATH = Path(__file__).resolve().parents[2] / "deploy" / "local-kafka"
 class JavaMember:
     """A real Java KafkaConsumer (``JavaMember.java``) in a process of its own."""
 
-    def __init__(self, bootstrap: str, group: str, topic: str, assignor: str, seconds: int) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        group: str,
+        topic: str,
+        assignor: str,
+        seconds: int,
+        rack: str | None = None,
+    ) -> None:
         classpath = (KAFKA_CLASSPATH / "classpath.txt").read_text().strip()
         self.topic = topic
         self.member_id = ""
@@ -110,6 +188,7 @@ class JavaMember:
                 topic,
                 assignor,
                 str(seconds),
+                *([rack] if rack is not None else []),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -15,6 +15,7 @@ from tests.broker.answerer import Fault
 from tests.broker.conftest import DEADLINE_MS, SLOW_S, PluginBroker
 from tests.broker.consumers import (
     JavaMember,
+    Ledger,
     consumers,
     create_topic,
     each_partition_once,
@@ -29,6 +30,11 @@ MEMBERS = 3
 SETTLE_S = 90
 # What a loaded test machine may add to the deadline; far below the slow answerer's SLOW_S.
 SLACK_MS = 700
+# Records per partition produced before the group forms, and again once it has settled.
+RECORDS_BEFORE = 20
+RECORDS_AFTER = 10
+# The bound on consuming every record once the group has settled.
+DRAIN_S = 60
 
 
 def sizes(state: dict[str, set[tuple[str, int]]]) -> list[int]:
@@ -102,16 +108,24 @@ def test_a_fault_gives_the_group_uniform_within_the_deadline(
         answerer.stop()
     else:
         answerer.fault = fault  # type: ignore[assignment]
+    ledger = Ledger()
+    ledger.produce(bootstrap, topic, PARTITIONS, RECORDS_BEFORE)
     try:
         with consumers(bootstrap, group, topic, MEMBERS, "lagassign") as members:
             state = poll_until(
                 members,
                 lambda s: each_partition_once(s, topic, PARTITIONS) and sizes(s) == [2, 2, 2],
                 SETTLE_S,
+                ledger,
             )
             # Kafka's own uniform answer: two partitions each, every partition owned once.
             assert sizes(state) == [2, 2, 2], state
             assert each_partition_once(state, topic, PARTITIONS), state
+            # More records once the group settled on the fallback: each is consumed exactly
+            # once, by the member that owns its partition; none of either batch is lost.
+            after = ledger.produce(bootstrap, topic, PARTITIONS, RECORDS_AFTER)
+            drained = poll_until(members, lambda _: not ledger.missing(), DRAIN_S, ledger)
+            assert drained == state, "the assignment moved while the group drained"
     finally:
         answerer.fault = "none"
         if fault == "stopped":
@@ -122,6 +136,12 @@ def test_a_fault_gives_the_group_uniform_within_the_deadline(
     # The coordinator's thread was held no longer than the deadline (not SLOW_S).
     assert max(ms for _, ms in times) < DEADLINE_MS + SLACK_MS, times
     assert f"gets 'uniform' ({REASON[fault]})" in plugin_broker.log()[log_before:]
+    assert not ledger.foreign, ledger.foreign[:5]
+    lost = ledger.missing()
+    assert not lost, f"{len(lost)} of {len(ledger.produced)} records never consumed"
+    owner = {p: m for m, tps in state.items() for _, p in tps}
+    for value in after:
+        assert ledger.consumed[value] == [owner[ledger.produced[value]]], (value, ledger.consumed)
 
 
 def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
