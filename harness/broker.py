@@ -1,6 +1,7 @@
 """The local Kafka broker, driven through the project's ``deploy/local-kafka/kafka`` script.
 
-- :class:`LocalKafka`: one single-node KRaft broker in a directory; ``start()``
+- :class:`LocalKafka`: a KRaft broker in a directory (or, with ``racks``, one node
+  per rack: node 1 broker and controller, the others brokers only); ``start()``
   (again: the same data and ports), ``stop()``, ``is_running()``, its
   ``bootstrap`` (and ``sasl_bootstrap``/``sasl_users`` when started with SASL), and
   Kafka's own ``kafka-consumer-groups`` against it;
@@ -51,7 +52,8 @@ class LocalKafka:
 
     ``heap_opts`` is the broker JVM's ``KAFKA_HEAP_OPTS`` (the script's default if None);
     ``start_args`` are more arguments of the script's ``start`` (``--lagassign-url URL``,
-    ``--set KEY=VALUE``, ...).
+    ``--set KEY=VALUE``, ...). ``racks`` (``("a", "b")``) starts one node per rack, node
+    ids 1, 2, ... in that order, each with ``broker.rack`` set.
     """
 
     directory: Path
@@ -59,6 +61,7 @@ class LocalKafka:
     port: int | None = 0
     heap_opts: str | None = None
     start_args: tuple[str, ...] = ()
+    racks: tuple[str, ...] = ()
     started_here: bool = False
     state: dict[str, object] = field(default_factory=dict)
 
@@ -78,6 +81,13 @@ class LocalKafka:
         return {str(k): str(v) for k, v in users.items()}
 
     @property
+    def node_racks(self) -> dict[int, str | None]:
+        """Node id -> its ``broker.rack`` (None without racks)."""
+        nodes = self.state.get("nodes") or []
+        assert isinstance(nodes, list)
+        return {int(n["node_id"]): n.get("rack") for n in nodes}
+
+    @property
     def pid(self) -> int:
         return int(str(self.state["pid"]))
 
@@ -88,6 +98,8 @@ class LocalKafka:
             command += ["--port", str(self.port)]
         if self.sasl:
             command.append("--sasl")
+        if self.racks:
+            command += ["--racks", ",".join(self.racks)]
         if fresh:
             command.append("--fresh")
         command += self.start_args

@@ -10,7 +10,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One real Java consumer on the new consumer group protocol, for the broker plugin's tests:
- * {@code java -cp <Kafka's classpath> JavaMember.java BOOTSTRAP GROUP TOPIC ASSIGNOR SECONDS}.
+ * {@code java -cp <Kafka's classpath> JavaMember.java BOOTSTRAP GROUP TOPIC ASSIGNOR SECONDS [RACK]}
+ * (RACK: its {@code client.rack}).
  * Prints {@code {"member_id": "...", "partitions": [..]}} on stdout whenever its member id or
  * assignment changes; leaves the group and exits after SECONDS or when stdin closes.
  */
@@ -25,6 +26,9 @@ public final class JavaMember {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        if (args.length > 5) {
+            props.put(ConsumerConfig.CLIENT_RACK_CONFIG, args[5]);
+        }
         long deadline = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[4])).toNanos();
         Thread stdin = new Thread(() -> {
             try {

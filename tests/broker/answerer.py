@@ -13,6 +13,10 @@ by the plugin. :attr:`Answerer.fault` turns it into a fault the plugin must surv
 - ``missing-partition`` / ``partition-twice``: the answer with one partition left out,
   or also given to a second member;
 - :meth:`Answerer.stop`: nothing listens any more (a stopped sidecar).
+
+With ``forward`` (a real sidecar's base URL) a healthy answerer is a recording proxy
+instead: it passes each request on to that sidecar and its reply back unchanged, and
+keeps both in :attr:`Answerer.exchanges`, so a test sees what the plugin sent.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+import httpx
 
 Fault = Literal[
     "none",
@@ -34,6 +41,15 @@ Fault = Literal[
 ]
 
 Assignment = dict[str, dict[str, list[int]]]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request the plugin sent through the recording proxy, and the sidecar's reply."""
+
+    request: dict[str, Any]
+    status: int
+    reply: bytes
 
 
 def lopsided(request: dict[str, Any]) -> Assignment:
@@ -55,8 +71,12 @@ def lopsided(request: dict[str, Any]) -> Assignment:
 class Answerer:
     """Start with :meth:`start`, end with :meth:`stop`; ``url`` is its base URL."""
 
-    def __init__(self, slow_s: float = 5.0) -> None:
+    def __init__(self, slow_s: float = 5.0, forward: str | None = None) -> None:
         self.slow_s = slow_s
+        self.forward = forward
+        self.exchanges: list[Exchange] = []
+        # One pooled connection to the sidecar, as a real caller keeps.
+        self._client = httpx.Client()
         self.fault: Fault = "none"
         self.requests: list[dict[str, Any]] = []
         self.answers: list[Assignment] = []
@@ -88,15 +108,31 @@ class Answerer:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+        if self.forward is not None:
+            self._client.close()
+            self._client = httpx.Client()
 
     def answer_for(self, member_ids: set[str]) -> Assignment | None:
         """The latest answer given to exactly these members (whatever other groups were given)."""
         with self._lock:
             return next((a for a in reversed(self.answers) if set(a) == member_ids), None)
 
-    def _reply(self, request: dict[str, Any]) -> tuple[int, bytes]:
-        answer = lopsided(request)
+    def _reply(self, path: str, request: dict[str, Any], body: bytes) -> tuple[int, bytes]:
         fault = self.fault
+        if self.forward is not None and fault == "none":
+            try:
+                sent = self._client.post(
+                    f"{self.forward}{path}",
+                    content=body,
+                    headers={"content-type": "application/json"},
+                    timeout=5.0,
+                )
+            except httpx.TransportError as error:
+                return 502, json.dumps({"error": {"code": "proxy", "message": str(error)}}).encode()
+            with self._lock:
+                self.exchanges.append(Exchange(request, sent.status_code, sent.content))
+            return sent.status_code, sent.content
+        answer = lopsided(request)
         if fault == "slow":
             # Held back past the plugin's deadline; never recorded (the plugin gave up on it).
             self._stopping.wait(self.slow_s)
@@ -131,10 +167,11 @@ class Answerer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length))
+                raw = self.rfile.read(length)
+                body = json.loads(raw)
                 with answerer._lock:
                     answerer.requests.append(body)
-                status, reply = answerer._reply(body)
+                status, reply = answerer._reply(self.path, body, raw)
                 self._send(status, reply)
 
             def _send(self, status: int, body: bytes) -> None:
