@@ -130,11 +130,16 @@ class LocalKafka:
         return done.stdout
 
 
-def start_broker(directory: Path, port: int | None = None) -> LocalKafka:
-    """The broker running in ``directory``, else one started there (on ``port`` if given)."""
+def start_broker(
+    directory: Path, port: int | None = None, start_args: tuple[str, ...] = ()
+) -> LocalKafka:
+    """The broker running in ``directory``, else one started there (on ``port`` if given).
+
+    ``start_args`` are the script's further ``start`` arguments for a broker started here.
+    """
     if not KAFKA_SCRIPT.is_file():
         raise SystemExit(f"{KAFKA_SCRIPT} is missing: run this from the lagassign source tree")
-    broker = LocalKafka(directory, port=port)
+    broker = LocalKafka(directory, port=port, start_args=start_args)
     if broker.is_running():
         broker.read_state()
     else:
@@ -155,10 +160,12 @@ def local_broker(
     *,
     heap_opts: str | None = None,
     prefix: str = "lagassign-bench-",
+    start_args: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """Yield ``bootstrap`` if given, else start a broker and stop it at the end.
 
-    The broker runs in ``directory`` (wiped first) or in a temporary directory.
+    The broker runs in ``directory`` (wiped first) or in a temporary directory, started
+    with the script's further ``start_args`` (``--lagassign-url URL``, ...).
     """
     if bootstrap:
         yield bootstrap
@@ -166,7 +173,7 @@ def local_broker(
     with contextlib.ExitStack() as stack:
         if directory is None:
             directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
-        broker = LocalKafka(directory, heap_opts=heap_opts)
+        broker = LocalKafka(directory, heap_opts=heap_opts, start_args=start_args)
         broker.start(fresh=True, timeout_s=180.0)
         stack.callback(broker.stop, 120.0)
         yield broker.bootstrap

@@ -71,6 +71,55 @@ def test_the_demo_answers_once_and_stops_what_it_started(
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
     assert kafka_broker.is_running()
+    # The session's broker runs without the plugin: the consumer-protocol group is left out.
+    assert "the consumer-protocol group is left out" in out
+
+
+@pytest.mark.kafka
+@pytest.mark.java
+def test_the_demo_balances_a_consumer_protocol_group_through_the_plugin(tmp_path: Path) -> None:
+    """A cold start of everything: the demo starts its own broker with the plugin."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
+    kafka_dir = tmp_path / "kafka"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "deploy.demo.run",
+            "--kafka-dir",
+            str(kafka_dir),
+            "--kafka-port",
+            "0",
+            "--port",
+            str(port),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--once",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT_S,
+        env=environ,
+        cwd=REPO,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr[-3000:] + out
+    assert "the group now holds the sidecar's balanced answer" in out
+    assert f"http://127.0.0.1:{port}/groups/demo-orders-kip848" in out
+    worst = re.search(
+        r"worst member lag: (\d+) \(classic, range\) vs (\d+) \(consumer protocol, lagassign\)", out
+    )
+    assert worst is not None, out
+    hot = max(max(lags) for lags in TARGET_LAG.values())
+    assert int(worst[1]) > int(worst[2]) >= hot
+    rows = re.findall(r"^  member \d .* (\d+) lag, +(\d+) p$", out, re.MULTILINE)
+    total = sum(sum(lags) for lags in TARGET_LAG.values())
+    assert sum(int(lag) for lag, _ in rows) == total
+    assert sum(int(n) for _, n in rows) == sum(len(lags) for lags in TARGET_LAG.values())
+    # It stopped the broker it started.
+    assert not LocalKafka(kafka_dir).is_running()
 
 
 def test_compact_json_keeps_partition_lists_on_one_line() -> None:

@@ -7,7 +7,8 @@ Run from the repository root (``make run``): it drives the project's local broke
 and starts the sidecar through the project's harness (:mod:`harness`).
 
 1. starts the local broker (``deploy/local-kafka/kafka start``: Apache Kafka from
-   Maven Central and the machine's JDK, no Docker) unless it already runs there;
+   Maven Central and the machine's JDK, no Docker) unless it already runs there, with
+   lagassign's broker plugin calling the sidecar's port (``--lagassign-url``);
 2. creates two demo topics, produces skewed traffic (a few partitions hold most of
    it) and commits offsets for the group ``demo-orders`` so that each partition has
    a known lag;
@@ -16,7 +17,12 @@ and starts the sidecar through the project's harness (:mod:`harness`).
 4. starts ``lagassign serve`` tracking the group, prints where to look, and sends
    one real ``POST /assign`` (with curl when it is installed), showing the
    per-member lag of ``range`` next to ``balanced``;
-5. keeps producing a skewed trickle until Ctrl-C (or at once with ``--once``),
+5. beside it, a consumer-protocol group (KIP-848) on the same topics and lag,
+   ``demo-orders-kip848``: confluent-kafka members with
+   ``group.remote.assignor=lagassign``, balanced through the broker plugin
+   (:mod:`deploy.demo.consumer_protocol`), its per-member lag shown beside the classic
+   group's; skipped, with a note, when the broker already ran without the plugin;
+6. keeps producing a skewed trickle until Ctrl-C (or at once with ``--once``),
    then stops what it started, each by its pid: the sidecar, the members, and the
    broker if it was not already running.
 """
@@ -47,6 +53,7 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
 )
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
+from deploy.demo import consumer_protocol
 from harness import builders
 from harness.broker import REPO, LocalKafka, start_broker, stop_broker
 from harness.poll import eventually_async
@@ -86,7 +93,7 @@ async def produce(bootstrap: str, amounts: Mapping[str, Sequence[int]]) -> None:
     await builders.produce_many(bootstrap, amounts)
 
 
-async def commit_target_lag(bootstrap: str) -> None:
+async def commit_target_lag(bootstrap: str, group: str = GROUP) -> None:
     """Commit ``end - target`` on every partition, so each lag is exactly its target.
 
     The group must have no members; a member left over from an earlier run is
@@ -96,7 +103,7 @@ async def commit_target_lag(bootstrap: str) -> None:
 
     async def committed() -> bool:
         consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap, group_id=GROUP, enable_auto_commit=False
+            bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
         )
         await consumer.start()
         try:
@@ -111,7 +118,7 @@ async def commit_target_lag(bootstrap: str) -> None:
         finally:
             await consumer.stop()
 
-    await eventually_async(committed, DEADLINE_S, f"a commit for {GROUP}", interval_s=3)
+    await eventually_async(committed, DEADLINE_S, f"a commit for {group}", interval_s=3)
 
 
 class HoldPaused(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -312,6 +319,35 @@ async def show_answers(
         say(text)
 
 
+async def show_consumer_protocol_group(
+    broker: LocalKafka, client: httpx.AsyncClient, classic: Mapping[str, Any]
+) -> None:
+    """The consumer-protocol group, cold then balanced by the plugin, beside the classic one."""
+    plugin = broker.state.get("lagassign")
+    if not isinstance(plugin, dict) or plugin.get("url") != str(client.base_url).rstrip("/"):
+        say(
+            "The broker runs without lagassign's plugin for this sidecar, so the "
+            "consumer-protocol group is left out. Stop the broker and run again to see it."
+        )
+        return
+    bootstrap = broker.bootstrap
+    topics = list(TARGET_LAG)
+    partitions = sum(len(lags) for lags in TARGET_LAG.values())
+    group = consumer_protocol.GROUP
+    say(f"A consumer-protocol group, {group}: same topics, same lag, the broker plugin ...")
+    with consumer_protocol.paused_members(bootstrap, topics, 1):
+        await consumer_protocol.known_to_sidecar(client, DEADLINE_S)
+        say("  its first member got Kafka's uniform (the sidecar did not know the group yet);")
+        with consumer_protocol.paused_members(bootstrap, topics, consumer_protocol.MEMBERS - 1, 1):
+            body = await consumer_protocol.balanced_by_plugin(client, partitions, DEADLINE_S)
+            say("  the others joined and the group now holds the sidecar's balanced answer.")
+            say(f"  its page: {str(client.base_url).rstrip('/')}/groups/{group}")
+            say()
+            say("Per-member lag, the classic group vs the consumer-protocol group:")
+            for text in consumer_protocol.lag_table(classic, body):
+                say(text)
+
+
 # --- the whole demo --------------------------------------------------------------------
 
 
@@ -328,6 +364,7 @@ async def demo(broker: LocalKafka, port: int, work_dir: Path, once: bool) -> Non
         bootstrap, {t: [lag + CONSUMED for lag in lags] for t, lags in TARGET_LAG.items()}
     )
     await commit_target_lag(bootstrap)
+    await commit_target_lag(bootstrap, consumer_protocol.GROUP)
     async with demo_members(bootstrap):
         sidecar = start_sidecar(bootstrap, port, work_dir)
         try:
@@ -347,6 +384,8 @@ async def demo(broker: LocalKafka, port: int, work_dir: Path, once: bool) -> Non
                 )
                 say()
                 await show_answers(client, sidecar, group)
+                say()
+                await show_consumer_protocol_group(broker, client, group)
             say()
             if once:
                 return
@@ -397,7 +436,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     say(f"The local Kafka broker in {args.kafka_dir} (started unless it runs already) ...")
-    broker = start_broker(args.kafka_dir, args.kafka_port)
+    broker = start_broker(
+        args.kafka_dir,
+        args.kafka_port,
+        start_args=(
+            "--lagassign-url",
+            f"http://127.0.0.1:{args.port}",
+            # The plugin's longest deadline (50 ms by default): a laptop running the broker,
+            # the sidecar and the demo's members at once answers slower than a real cluster.
+            "--lagassign-timeout-ms",
+            "1000",
+            # Consumer-protocol members learn their assignment on their next heartbeat.
+            "--set",
+            "group.consumer.heartbeat.interval.ms=1000",
+            "--set",
+            "group.consumer.min.heartbeat.interval.ms=1000",
+        ),
+    )
     try:
         asyncio.run(demo(broker, args.port, args.work_dir.resolve(), args.once))
     finally:
