@@ -12,12 +12,16 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
   each) and commit after every batch, started together;
 - each assignor on its own copy of the backlog (a fresh group at the same
   offsets): aiokafka's ``range``, Kafka's ``CooperativeStickyAssignor`` (Java
-  consumers), lagassign's ``lag-aware`` and ``balanced`` (the Python shim);
+  consumers), lagassign's ``lag-aware`` and ``balanced`` (the Python shim), and on
+  the consumer group protocol (KIP-848, Java consumers) the broker's ``uniform`` and
+  lagassign's broker plugin (``lagassign-broker``: the broker is started with
+  ``--lagassign-url`` pointing at the sidecar; one member joins first and the others
+  once the sidecar knows the group, see ``ConsumerProtocolGroup``);
 - lag read from the broker every 0.5 s (committed offsets against the log end).
 
     .venv/bin/python bench/catchup.py [--quick] [--seed 7] [--out var/catchup]
         [--scenario NAME ...] [--assignor NAME ...] [--start existing-group|new-group|both]
-        [--bootstrap HOST:PORT]
+        [--bootstrap HOST:PORT] [--plugin-timeout-ms MS]
 
 ``--quick`` (``make catchup-quick``): the ``hot-per-topic`` scenario, an existing
 group (offsets committed at the start of the backlog), the four classic assignors.
@@ -38,17 +42,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
 
-from bench.catchup_members import JavaGroup, PythonGroup, java_available
+from bench.catchup_members import ConsumerProtocolGroup, JavaGroup, PythonGroup, java_available
 from bench.catchup_plot import plot
 from bench.catchup_run import RunResult, Start, produce_counts, run_one, timeline
 from bench.catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s
 from harness.broker import local_broker
 from harness.builders import create_topic
-from harness.sidecar import SidecarProcess, start_sidecar
+from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from lagassign_client import LagAssignor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +63,11 @@ CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
 CONSUMER_PROTOCOL = ("uniform", "lagassign-broker")
 ASSIGNORS = CLASSIC + CONSUMER_PROTOCOL
 COOPERATIVE_STICKY = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+BROKER_ASSIGNOR = {"uniform": "uniform", "lagassign-broker": "lagassign"}
+# The plugin's deadline on the bench's broker: its longest, since this measures catch-up,
+# not the plugin's latency, on a machine the broker shares with every member and the
+# sidecar (bench/broker_plugin.py measures the plugin's time).
+PLUGIN_TIMEOUT_MS = 1000
 SHIM_TIMEOUT_S = 1.5
 # A run that has not caught up by then is cut off (catch_up_s null).
 CAP_FACTOR, CAP_MARGIN_S = 5.0, 30.0
@@ -120,6 +130,29 @@ def group_maker(
                 lambda _: shim(sidecar.url, group, assignor, start),
                 reset,
             )
+        if assignor in BROKER_ASSIGNOR:
+
+            async def describe() -> dict[str, Any] | None:
+                async with httpx.AsyncClient(headers=sidecar.headers, timeout=10) as client:
+                    response = await client.get(
+                        f"{sidecar.url}/groups/{group}", headers={"accept": "application/json"}
+                    )
+                if response.status_code != 200:
+                    return None
+                body: dict[str, Any] = response.json()
+                return body
+
+            return ConsumerProtocolGroup(
+                bootstrap,
+                group,
+                topics,
+                scenario.members,
+                scenario.rate,
+                BROKER_ASSIGNOR[assignor],
+                reset,
+                logs,
+                describe,
+            )
         if assignor == "cooperative-sticky":
             return JavaGroup(
                 bootstrap,
@@ -136,13 +169,13 @@ def group_maker(
     return make
 
 
-def cannot_run(assignor: str) -> str | None:
-    if assignor in CONSUMER_PROTOCOL:
+def cannot_run(assignor: str, plugin: bool) -> str | None:
+    if assignor == "lagassign-broker" and not plugin:
         return (
-            "needs consumer-protocol groups (KIP-848) with lagassign's broker-side assignor,"
-            " which the project does not have yet"
+            "needs the bench's own broker, started with lagassign's broker plugin"
+            " (--bootstrap names a broker the bench did not start)"
         )
-    if assignor == "cooperative-sticky":
+    if assignor == "cooperative-sticky" or assignor in CONSUMER_PROTOCOL:
         why = java_available()
         return None if why is None else f"Kafka's Java consumers cannot run: {why}"
     return None
@@ -157,6 +190,7 @@ async def bench_scenario(
     seed: int,
     run_id: str,
     out: Path,
+    plugin: bool,
 ) -> None:
     # Topic names allow only letters, digits, '.', '_' and '-'.
     name = scenario.name.replace("+", "_")
@@ -178,7 +212,7 @@ async def bench_scenario(
             continue
         results: dict[str, RunResult] = {}
         for assignor in assignors:
-            missing = cannot_run(assignor)
+            missing = cannot_run(assignor, plugin)
             if missing is not None:
                 emit({**skip_line(scenario.name, assignor, missing), "start": start})
                 continue
@@ -221,6 +255,8 @@ async def bench(
     seed: int,
     out: Path,
     lag_model: str = "backlog",
+    port: int | None = None,
+    plugin: bool = False,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -236,10 +272,13 @@ async def bench(
             "LAGASSIGN_LAG_MODEL": lag_model,
         },
         out / "sidecar.log",
+        port=port,
     )
     try:
         for scenario in scenarios:
-            await bench_scenario(bootstrap, sidecar, scenario, assignors, starts, seed, run_id, out)
+            await bench_scenario(
+                bootstrap, sidecar, scenario, assignors, starts, seed, run_id, out, plugin
+            )
     finally:
         sidecar.stop()
 
@@ -264,6 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="committed offsets before joining, a new group from earliest, or both",
     )
     parser.add_argument("--bootstrap", help="a running broker (default: start one)")
+    parser.add_argument(
+        "--plugin-timeout-ms",
+        type=int,
+        default=PLUGIN_TIMEOUT_MS,
+        help="lagassign.timeout.ms of the bench's broker (the plugin's deadline)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
@@ -280,9 +325,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM ends the run like Ctrl-C: the members, the sidecar and the broker stop.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     began = time.monotonic()
-    with local_broker(args.bootstrap, prefix="lagassign-catchup-") as bootstrap:
+    # The bench's own broker runs lagassign's plugin, calling the sidecar started on `port`.
+    port = free_port()
+    plugin_args = (
+        "--lagassign-url",
+        f"http://127.0.0.1:{port}",
+        "--lagassign-timeout-ms",
+        str(args.plugin_timeout_ms),
+        # Consumer-protocol members learn a new assignment on their next heartbeat.
+        "--set",
+        "group.consumer.heartbeat.interval.ms=500",
+        "--set",
+        "group.consumer.min.heartbeat.interval.ms=500",
+    )
+    with local_broker(
+        args.bootstrap, prefix="lagassign-catchup-", start_args=plugin_args
+    ) as bootstrap:
         asyncio.run(
-            bench(bootstrap, chosen, assignors, starts, args.seed, args.out, args.lag_model)
+            bench(
+                bootstrap,
+                chosen,
+                assignors,
+                starts,
+                args.seed,
+                args.out,
+                args.lag_model,
+                port,
+                plugin=args.bootstrap is None,
+            )
         )
     print(
         f"catch-up benchmark: {time.monotonic() - began:.0f} s wall,"

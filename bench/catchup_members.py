@@ -21,7 +21,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,7 +208,9 @@ class JavaGroup:
         assignor_class: str,
         reset: str,
         log: Path,
+        prefix: str | None = None,
     ) -> None:
+        prefix = f"{group}-m" if prefix is None else prefix
         self.command = [
             "java",
             "-Xmx256m",
@@ -221,11 +223,11 @@ class JavaGroup:
             str(members),
             str(rate),
             assignor_class,
-            f"{group}-m",
+            prefix,
             reset,
         ]
         self.log = log
-        self._records = {f"{group}-m{i}": MemberRecord(f"{group}-m{i}") for i in range(members)}
+        self._records = {f"{prefix}{i}": MemberRecord(f"{prefix}{i}") for i in range(members)}
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -294,3 +296,78 @@ class JavaGroup:
 
     def shim_decisions(self) -> dict[str, Any]:
         return {}
+
+
+class ConsumerProtocolGroup:
+    """Java consumers on the consumer group protocol (KIP-848) with the broker's ``assignor``.
+
+    The broker computes the assignment. lagassign's broker plugin can only answer for a
+    group the sidecar already knows (it resolves the group from its member ids), so the
+    group starts in two steps, whichever the assignor: one member (its own JVM) first,
+    and the others once ``describe()`` (the sidecar's ``/groups/{id}``) lists it (at most
+    ``KNOWN_TIMEOUT_S``); their join is the epoch the plugin answers. Its figures:
+    ``staggered_s``, how long the first member ran alone; ``sidecar_answers``, the answers
+    the sidecar recorded for the group; ``live_vs_last_answer``, whether the live
+    assignment was the sidecar's last answer just before the members stopped.
+    """
+
+    KNOWN_TIMEOUT_S = 60.0
+
+    def __init__(
+        self,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        members: int,
+        rate: float,
+        assignor: str,
+        reset: str,
+        logs: Path,
+        describe: Callable[[], Awaitable[dict[str, Any] | None]],
+    ) -> None:
+        def java(count: int, step: str) -> JavaGroup:
+            return JavaGroup(
+                bootstrap,
+                group,
+                topics,
+                count,
+                rate,
+                f"consumer:{assignor}",
+                reset,
+                logs / f"{group}.{step}.java.log",
+                prefix=f"{group}-{step}",
+            )
+
+        self._first = java(1, "a")
+        self._rest = java(members - 1, "b") if members > 1 else None
+        self._describe = describe
+        self._figures: dict[str, Any] = {"staggered_s": None}
+
+    async def start(self) -> None:
+        await self._first.start()
+        began = time.monotonic()
+        deadline = began + self.KNOWN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            body = await self._describe()
+            if body is not None and body["members"]:
+                break
+            await asyncio.sleep(0.2)
+        self._figures["staggered_s"] = round(time.monotonic() - began, 2)
+        if self._rest is not None:
+            await self._rest.start()
+
+    async def stop(self) -> None:
+        body = await self._describe()
+        if body is not None:
+            self._figures["sidecar_answers"] = len(body["last_answers"])
+            self._figures["live_vs_last_answer"] = body["live_vs_last_answer"]["status"]
+        if self._rest is not None:
+            await self._rest.stop()
+        await self._first.stop()
+
+    def records(self) -> list[MemberRecord]:
+        rest = self._rest.records() if self._rest is not None else []
+        return [*self._first.records(), *rest]
+
+    def shim_decisions(self) -> dict[str, Any]:
+        return dict(self._figures)

@@ -30,10 +30,15 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * java -cp $(cat deploy/local-kafka/target/classpath.txt) bench/java/RateLimitedConsumer.java \
  *     BOOTSTRAP GROUP TOPIC,TOPIC MEMBERS RATE ASSIGNOR_CLASS CLIENT_PREFIX RESET
  * </pre>
+ *
+ * <p>ASSIGNOR_CLASS is a classic client-side assignor's class, or {@code consumer:NAME} for
+ * the consumer group protocol with the broker's assignor NAME ({@code uniform}, {@code lagassign}).
  */
 public final class RateLimitedConsumer {
     private static final Object OUT = new Object();
     private static final int MAX_POLL_RECORDS = 100;
+    /** ASSIGNOR_CLASS "consumer:NAME": the consumer group protocol with the broker's assignor NAME. */
+    private static final String CONSUMER_PROTOCOL = "consumer:";
 
     private RateLimitedConsumer() {}
 
@@ -56,10 +61,19 @@ public final class RateLimitedConsumer {
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, args[7]);
-            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, args[5]);
             props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
-            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
-            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+            if (args[5].startsWith(CONSUMER_PROTOCOL)) {
+                // The new protocol (KIP-848): the broker's assignor, named by the group; the
+                // session and heartbeat are the broker's settings.
+                props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                props.put(
+                        ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
+                        args[5].substring(CONSUMER_PROTOCOL.length()));
+            } else {
+                props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, args[5]);
+                props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+                props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+            }
             props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
             props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
             Thread thread = new Thread(() -> member(name, props, topics, rate, running), name);

@@ -1,0 +1,98 @@
+"""The catch-up benchmark's consumer-protocol group (KIP-848) on the real broker.
+
+Java consumers with ``group.protocol=consumer`` and the broker's ``uniform`` drain a tiny
+backlog in two steps (one member, then the other once the group is known): the run is
+caught up, not before its bound, and every record of the backlog is processed. Here the
+group is known when Kafka's own ``ConsumerGroupDescribe`` lists a member (no sidecar:
+``uniform`` needs none; the benchmark asks the sidecar).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from bench.catchup_members import ConsumerProtocolGroup, java_available
+from bench.catchup_run import produce_counts, run_one
+from bench.catchup_scenarios import Scenario
+from harness.broker import LocalKafka
+from harness.builders import create_topic
+
+pytestmark = [pytest.mark.kafka, pytest.mark.java]
+
+
+def test_a_consumer_protocol_group_drains_a_tiny_backlog_in_two_steps(
+    kafka_broker: LocalKafka, tmp_path: Path
+) -> None:
+    assert java_available() is None, java_available()
+    bootstrap = kafka_broker.bootstrap
+    scenario = Scenario(
+        name="tiny-kip848",
+        topics=("a",),
+        partitions=4,
+        backlog={("a", 0): 600, ("a", 1): 100, ("a", 2): 100, ("a", 3): 100},
+        members=2,
+        rate=200,
+    )
+    topics = {"a": "bench-catchup-kip848.a"}
+    group_id = "bench-catchup-kip848"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+
+    def members_now() -> list[str]:
+        (future,) = admin.describe_consumer_groups([group_id]).values()
+        return [m.member_id for m in future.result(timeout=30).members]
+
+    async def describe() -> dict[str, Any] | None:
+        members = await asyncio.to_thread(members_now)
+        if not members:
+            return None
+        return {
+            "members": members,
+            "last_answers": [],
+            "live_vs_last_answer": {"status": "no_answer"},
+        }
+
+    async def run() -> dict[str, Any]:
+        await create_topic(bootstrap, topics["a"], scenario.partitions)
+        await produce_counts(
+            bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items()}
+        )
+
+        def make(group: str, names: list[str]) -> ConsumerProtocolGroup:
+            return ConsumerProtocolGroup(
+                bootstrap,
+                group,
+                names,
+                scenario.members,
+                scenario.rate,
+                "uniform",
+                "earliest",
+                tmp_path,
+                describe,
+            )
+
+        result = await run_one(
+            bootstrap=bootstrap,
+            scenario=scenario,
+            topics=topics,
+            group_id=group_id,
+            assignor="uniform",
+            start="existing-group",
+            make_group=make,
+            cap_s=120.0,
+        )
+        return result.line
+
+    line = asyncio.run(run())
+    assert line["catch_up_s"] is not None, line
+    assert line["catch_up_s"] >= 0.9 * line["lower_bound_s"]
+    records = line["records_per_member"]
+    assert len(records) == 2
+    assert sum(records) >= 0.99 * 800
+    # The second member joined once the first was in the group.
+    assert line["staggered_s"] is not None
+    assert line["live_vs_last_answer"] == "no_answer"
