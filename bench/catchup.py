@@ -227,6 +227,7 @@ async def bench_scenario(
                 start=start,
                 make_group=group_maker(assignor, scenario, bootstrap, sidecar, start, out),
                 cap_s=CAP_FACTOR * nominal + CAP_MARGIN_S,
+                consumer_protocol=assignor in CONSUMER_PROTOCOL,
             )
             result.line["seed"] = seed
             result.line["wall_s"] = round(time.monotonic() - started, 1)

@@ -122,6 +122,7 @@ async def run_one(
     start: Start,
     make_group: Any,
     cap_s: float,
+    consumer_protocol: bool = False,
 ) -> RunResult:
     """Drain ``scenario``'s backlog with the group ``make_group(group_id, topic names)`` makes."""
     partitions = [(topics[t], p) for t, p in scenario.backlog]
@@ -144,7 +145,9 @@ async def run_one(
         )
 
     stop_sampling = asyncio.Event()
-    sampler = LagSampler(bootstrap, group_id, partitions, begin, SAMPLE_INTERVAL_S)
+    sampler = LagSampler(
+        bootstrap, group_id, partitions, begin, SAMPLE_INTERVAL_S, consumer_protocol
+    )
     sampling = asyncio.create_task(sampler.run(stop_sampling))
     deadline = time.monotonic() + 60
     while not sampler.samples and time.monotonic() < deadline:

@@ -21,7 +21,7 @@ from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from bench.catchup_scenarios import Partition
 from lagassign.lagview.errors import GroupReadError
-from lagassign.lagview.groups import GroupReader
+from lagassign.lagview.groups import GroupDescription, GroupReader
 
 REQUEST_TIMEOUT_S = 5.0
 
@@ -61,6 +61,8 @@ class LagSampler:
     partitions: Sequence[Partition]
     start: Mapping[Partition, int]
     interval_s: float = 0.5
+    #: A consumer-protocol group (KIP-848): members read with ``ConsumerGroupDescribe``.
+    consumer_protocol: bool = False
     samples: list[Sample] = field(default_factory=list)
     errors: int = 0
 
@@ -90,6 +92,14 @@ class LagSampler:
             await ends.stop()
             await admin.close()
 
+    async def _describe(self, reader: GroupReader) -> GroupDescription:
+        """The group's members; a consumer-protocol group before its first member joins
+        is still a classic group (its committed offsets), described as such."""
+        if self.consumer_protocol:
+            with contextlib.suppress(GroupReadError):
+                return await reader.describe_consumer_group(self.group)
+        return await reader.describe(self.group)
+
     async def _read(
         self,
         reader: GroupReader,
@@ -97,7 +107,7 @@ class LagSampler:
         tps: list[TopicPartition],
         previous: Mapping[Partition, str],
     ) -> Sample:
-        description = await reader.describe(self.group)
+        description = await self._describe(reader)
         async with asyncio.timeout(REQUEST_TIMEOUT_S):
             end = await ends.end_offsets(tps)
         committed = await reader.committed(self.group)

@@ -31,6 +31,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *     BOOTSTRAP GROUP TOPIC,TOPIC MEMBERS RATE ASSIGNOR_CLASS CLIENT_PREFIX RESET
  * </pre>
  *
+ * <p>With a ninth argument {@code held} the members join only once stdin says "go".
+ *
  * <p>ASSIGNOR_CLASS is a classic client-side assignor's class, or {@code consumer:NAME} for
  * the consumer group protocol with the broker's assignor NAME ({@code uniform}, {@code lagassign}).
  */
@@ -43,9 +45,9 @@ public final class RateLimitedConsumer {
     private RateLimitedConsumer() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 8) {
+        if (args.length != 8 && !(args.length == 9 && args[8].equals("held"))) {
             System.err.println(
-                    "usage: BOOTSTRAP GROUP TOPICS MEMBERS RATE ASSIGNOR_CLASS CLIENT_PREFIX RESET");
+                    "usage: BOOTSTRAP GROUP TOPICS MEMBERS RATE ASSIGNOR_CLASS CLIENT_PREFIX RESET [held]");
             System.exit(2);
         }
         List<String> topics = Arrays.asList(args[2].split(","));
@@ -79,11 +81,19 @@ public final class RateLimitedConsumer {
             Thread thread = new Thread(() -> member(name, props, topics, rate, running), name);
             threads.add(thread);
         }
-        threads.forEach(Thread::start);
+        // "held": the JVM is up (compiled, started) but its members join only on "go".
+        boolean held = args.length == 9;
+        if (!held) {
+            threads.forEach(Thread::start);
+        }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         do {
             line = in.readLine();
+            if (held && line != null && line.trim().equals("go")) {
+                threads.forEach(Thread::start);
+                held = false;
+            }
         } while (line != null && !line.trim().equals("stop"));
         running.set(false);
         for (Thread thread : threads) {

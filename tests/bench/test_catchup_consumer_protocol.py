@@ -84,6 +84,7 @@ def test_a_consumer_protocol_group_drains_a_tiny_backlog_in_two_steps(
             start="existing-group",
             make_group=make,
             cap_s=120.0,
+            consumer_protocol=True,
         )
         return result.line
 
@@ -96,3 +97,6 @@ def test_a_consumer_protocol_group_drains_a_tiny_backlog_in_two_steps(
     # The second member joined once the first was in the group.
     assert line["staggered_s"] is not None
     assert line["live_vs_last_answer"] == "no_answer"
+    # The members' assignments were read (ConsumerGroupDescribe): the hot partition's
+    # 600 records sat with one member at the start.
+    assert line["worst_member_lag_max"] >= 600
