@@ -11,6 +11,8 @@ giving up its partitions until it is given new ones).
 - :class:`JavaGroup`: Kafka's Java consumers in one JVM (``bench/java/
   RateLimitedConsumer.java``, run as a single source file), e.g. with
   ``CooperativeStickyAssignor``.
+- :class:`ConsumerProtocolGroup`: Kafka's Java consumers on the consumer group protocol
+  (KIP-848) with a broker-side assignor, formed through a paused scout member.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +32,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
+from confluent_kafka import Consumer, TopicPartition
 
 from bench.catchup_figures import Stall
 
@@ -308,18 +312,59 @@ class JavaGroup:
         return {}
 
 
+class PausedScout:
+    """A confluent-kafka member of a consumer-protocol group that reads nothing.
+
+    It pauses whatever it is given and is polled in a thread of its own, so the group
+    exists (and the sidecar can describe it) before the measured members join.
+    """
+
+    def __init__(self, bootstrap: str, group: str, topics: Sequence[str], assignor: str) -> None:
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": group,
+                "client.id": f"{group}-scout",
+                "group.protocol": "consumer",
+                "group.remote.assignor": assignor,
+                "enable.auto.commit": False,
+            }
+        )
+        self.consumer.subscribe(list(topics), on_assign=self._hold)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _hold(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        consumer.pause(partitions)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.consumer.poll(0.2)
+
+    def close(self) -> None:
+        """Leave the group (its partitions go to the others) and end the thread."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.consumer.close()
+
+
 class ConsumerProtocolGroup:
     """Java consumers on the consumer group protocol (KIP-848) with the broker's ``assignor``.
 
     The broker computes the assignment. lagassign's broker plugin can only answer for a
-    group the sidecar already knows (it resolves the group from its member ids), so the
-    group starts in two steps, whichever the assignor: one member (its own JVM) first,
-    and the others once ``describe()`` (the sidecar's ``/groups/{id}``) lists it (at most
-    ``KNOWN_TIMEOUT_S``); their join is the epoch the plugin answers. Both JVMs start at
-    once (the second ``held``), so the others' JVM start-up is not added to the wait. Its figures:
-    ``staggered_s``, how long the first member ran alone; ``sidecar_answers``, the answers
-    the sidecar recorded for the group; ``live_vs_last_answer``, whether the live
-    assignment was the sidecar's last answer just before the members stopped.
+    group the sidecar already knows (it resolves the group from its member ids), so,
+    whichever the assignor, a paused scout (:class:`PausedScout`, reads nothing) forms
+    the group first while the members' JVM starts ``held``; once ``describe()`` (the
+    sidecar's ``/groups/{id}``) lists the scout, all members join together (the epoch the
+    plugin answers), and once it lists them too, the scout leaves (at most
+    ``KNOWN_TIMEOUT_S`` for each wait). Its figures: ``staggered_s``, the wait before the
+    members joined; ``scout_s``, how long the scout stayed once they had (its partitions
+    wait meanwhile); ``sidecar_answers``, the answers the sidecar recorded for the group;
+    ``live_vs_last_answer``, whether the live assignment was the sidecar's last answer
+    just before the members stopped.
     """
 
     KNOWN_TIMEOUT_S = 60.0
@@ -336,52 +381,51 @@ class ConsumerProtocolGroup:
         logs: Path,
         describe: Callable[[], Awaitable[dict[str, Any] | None]],
     ) -> None:
-        def java(count: int, step: str, held: bool = False) -> JavaGroup:
-            return JavaGroup(
-                bootstrap,
-                group,
-                topics,
-                count,
-                rate,
-                f"consumer:{assignor}",
-                reset,
-                logs / f"{group}.{step}.java.log",
-                prefix=f"{group}-{step}",
-                held=held,
-            )
-
-        self._first = java(1, "a")
-        self._rest = java(members - 1, "b", held=True) if members > 1 else None
+        self._members = JavaGroup(
+            bootstrap,
+            group,
+            topics,
+            members,
+            rate,
+            f"consumer:{assignor}",
+            reset,
+            logs / f"{group}.java.log",
+            held=True,
+        )
+        self._scout_args = (bootstrap, group, topics, assignor)
+        self._scout: PausedScout | None = None
+        self._count = members
         self._describe = describe
-        self._figures: dict[str, Any] = {"staggered_s": None}
+        self._figures: dict[str, Any] = {"staggered_s": None, "scout_s": None}
 
-    async def start(self) -> None:
-        await self._first.start()
-        if self._rest is not None:
-            await self._rest.start()
+    async def _wait_for_members(self, count: int) -> float:
         began = time.monotonic()
-        deadline = began + self.KNOWN_TIMEOUT_S
-        while time.monotonic() < deadline:
+        while time.monotonic() < began + self.KNOWN_TIMEOUT_S:
             body = await self._describe()
-            if body is not None and body["members"]:
+            if body is not None and len(body["members"]) >= count:
                 break
             await asyncio.sleep(0.2)
-        self._figures["staggered_s"] = round(time.monotonic() - began, 2)
-        if self._rest is not None:
-            await self._rest.go()
+        return round(time.monotonic() - began, 2)
+
+    async def start(self) -> None:
+        await self._members.start()
+        self._scout = await asyncio.to_thread(PausedScout, *self._scout_args)
+        self._figures["staggered_s"] = await self._wait_for_members(1)
+        await self._members.go()
+        self._figures["scout_s"] = await self._wait_for_members(1 + self._count)
+        await asyncio.to_thread(self._scout.close)
 
     async def stop(self) -> None:
         body = await self._describe()
         if body is not None:
             self._figures["sidecar_answers"] = len(body["last_answers"])
             self._figures["live_vs_last_answer"] = body["live_vs_last_answer"]["status"]
-        if self._rest is not None:
-            await self._rest.stop()
-        await self._first.stop()
+        if self._scout is not None:
+            await asyncio.to_thread(self._scout.close)
+        await self._members.stop()
 
     def records(self) -> list[MemberRecord]:
-        rest = self._rest.records() if self._rest is not None else []
-        return [*self._first.records(), *rest]
+        return self._members.records()
 
     def shim_decisions(self) -> dict[str, Any]:
         return dict(self._figures)
