@@ -15,8 +15,8 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
   consumers), lagassign's ``lag-aware`` and ``balanced`` (the Python shim), and on
   the consumer group protocol (KIP-848, Java consumers) the broker's ``uniform`` and
   lagassign's broker plugin (``lagassign-broker``: the broker is started with
-  ``--lagassign-url`` pointing at the sidecar; one member joins first and the others
-  once the sidecar knows the group, see ``ConsumerProtocolGroup``);
+  ``--lagassign-url`` pointing at the sidecar; a paused scout forms the group and the
+  members join together once the sidecar knows it, see ``ConsumerProtocolGroup``);
 - lag read from the broker every 0.5 s (committed offsets against the log end).
 
     .venv/bin/python bench/catchup.py [--quick] [--seed 7] [--out var/catchup]
