@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,pipeline]'
-	$(PY) -m pip install -q -e client/python
+	$(PY) -m pip install -q -e 'client/python[fast]'
 	touch $@
 
 # Installable artifacts in dist/: the Python shim's wheel and sdist, the Java shim's jars.

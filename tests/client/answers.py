@@ -30,36 +30,74 @@ def partly_known(unknown: int) -> dict[str, Any]:
     return {**FULL_LAG, "complete": False, "unknown_partitions": unknown}
 
 
+def member_topics(request: dict[str, Any]) -> dict[str, list[str]]:
+    """Member id -> its topics, from ``topics`` or the compact form's ``subscription``."""
+    shared = request.get("subscriptions") or []
+    return {
+        m["member_id"]: m["topics"] if "topics" in m else shared[m["subscription"]]
+        for m in request["members"]
+    }
+
+
+def indexed(assignment: dict[str, dict[str, list[int]]], topics: list[str]) -> Any:
+    """``{member: {topic: [p, ...]}}`` in the indexed form ``[[topic_index, [p, ...]], ...]``."""
+    index = {t: i for i, t in enumerate(topics)}
+    return {
+        m: sorted([index[t], ps] for t, ps in given.items() if ps)
+        for m, given in assignment.items()
+    }
+
+
+def nested(answer: dict[str, Any], key: str = "assignment") -> dict[str, dict[str, list[int]]]:
+    """``answer[key]`` as ``{member: {topic: [p, ...]}}``, whichever form the answer is in."""
+    if "topics" not in answer:
+        return copy.deepcopy(answer[key])
+    topics = answer["topics"]
+    return {m: {topics[i]: list(ps) for i, ps in pairs} for m, pairs in answer[key].items()}
+
+
+def in_form_of(answer: dict[str, Any], assignment: dict[str, dict[str, list[int]]]) -> Any:
+    """``assignment`` in the form of ``answer``."""
+    return indexed(assignment, answer["topics"]) if "topics" in answer else assignment
+
+
 def roundrobin_answer(request: dict[str, Any], lag: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A valid ``POST /assign`` response for ``request``: partition p to subscriber p mod n,
-    saying it saw ``lag`` (all of the group's lag by default); each partition counts 1."""
-    members = sorted(request["members"], key=lambda m: m["member_id"])
-    assignment: dict[str, dict[str, list[int]]] = {m["member_id"]: {} for m in members}
+    """A valid ``POST /assign`` response for ``request`` (in the answer form it asks for):
+    partition p to subscriber p mod n, saying it saw ``lag`` (all of the group's lag by
+    default); each partition counts 1."""
+    topics_of = member_topics(request)
+    members = sorted(topics_of)
+    assignment: dict[str, dict[str, list[int]]] = {m: {} for m in members}
     for topic, count in sorted(request["partitions"].items()):
-        subscribers = [m["member_id"] for m in members if topic in m["topics"]]
+        subscribers = [m for m in members if topic in topics_of[m]]
         for p in range(count):
             owner = subscribers[p % len(subscribers)]
             assignment[owner].setdefault(topic, []).append(p)
     member_lag = {m: sum(len(ps) for ps in ts.values()) for m, ts in assignment.items()}
-    return {
-        "group_id": request["group_id"],
-        "strategy": request.get("strategy") or "roundrobin",
-        "assignment": assignment,
-        "revoked": {},
-        "lag": FULL_LAG if lag is None else lag,
-        "stats": {
-            "partitions": sum(member_lag.values()),
-            "members": len(member_lag),
-            "member_lag": member_lag,
-            "max_lag": max(member_lag.values(), default=0),
-            "mean_lag": sum(member_lag.values()) / max(len(member_lag), 1),
-        },
-    }
+    answer: dict[str, Any] = {"group_id": request["group_id"]}
+    if request.get("answer_form") == "indexed":
+        answer["topics"] = list(request["partitions"])
+    answer.update(
+        {
+            "strategy": request.get("strategy") or "roundrobin",
+            "assignment": in_form_of(answer, assignment),
+            "revoked": in_form_of(answer, {m: {} for m in members}),
+            "lag": FULL_LAG if lag is None else lag,
+            "stats": {
+                "partitions": sum(member_lag.values()),
+                "members": len(member_lag),
+                "member_lag": member_lag,
+                "max_lag": max(member_lag.values(), default=0),
+                "mean_lag": sum(member_lag.values()) / max(len(member_lag), 1),
+            },
+        }
+    )
+    return answer
 
 
 def first_assigned(answer: dict[str, Any]) -> tuple[str, str, int]:
     """(member, topic, partition) of the first partition the answer gives anyone."""
-    for member_id, topics in sorted(answer["assignment"].items()):
+    for member_id, topics in sorted(nested(answer).items()):
         for topic, partitions in sorted(topics.items()):
             if partitions:
                 return member_id, topic, partitions[0]
@@ -67,20 +105,24 @@ def first_assigned(answer: dict[str, Any]) -> tuple[str, str, int]:
 
 
 def missing_a_partition(answer: dict[str, Any]) -> dict[str, Any]:
-    """The answer with one assigned partition left out."""
+    """The answer with one assigned partition left out (in the answer's own form)."""
     broken = copy.deepcopy(answer)
+    assignment = nested(broken)
     member_id, topic, partition = first_assigned(broken)
-    broken["assignment"][member_id][topic].remove(partition)
+    assignment[member_id][topic].remove(partition)
+    broken["assignment"] = in_form_of(broken, assignment)
     return broken
 
 
 def giving_a_partition_twice(answer: dict[str, Any]) -> dict[str, Any]:
     """The answer with one partition also given to a second subscriber of its topic."""
     broken = copy.deepcopy(answer)
+    assignment = nested(broken)
     owner, topic, partition = first_assigned(broken)
-    for member_id, topics in sorted(broken["assignment"].items()):
+    for member_id, topics in sorted(assignment.items()):
         if member_id != owner:
             topics.setdefault(topic, []).append(partition)
             topics[topic].sort()
+            broken["assignment"] = in_form_of(broken, assignment)
             return broken
     raise ValueError("the answer has a single member; nobody else can get the partition")

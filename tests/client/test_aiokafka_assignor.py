@@ -115,11 +115,12 @@ def test_owned_partitions_and_static_id_travel_in_the_user_data() -> None:
     assert member.assigned_by is not None
     assert member.assigned_by.by == "sidecar"
     member.assign(CLUSTER, joined(("c-1", member, ["t0"])))
+    assert requests[1]["subscriptions"] == [["t0"]]
     assert requests[1]["members"] == [
         {
             "member_id": "c-1",
             "group_instance_id": "web-1",
-            "topics": ["t0"],
+            "subscription": 0,
             "owned": {"t0": [0, 1, 2, 3]},
             "generation": None,
             "rack": "rack-a",

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 
+from lagassign_client import wire
 from lagassign_client.answer import read_answer
 from lagassign_client.errors import InvalidAnswer, MalformedAnswer
 from lagassign_client.group import GroupView, Subscriber
 from lagassign_client.userdata import SubscriptionUserData
-from tests.client.answers import giving_a_partition_twice, missing_a_partition, roundrobin_answer
+from tests.client.answers import (
+    giving_a_partition_twice,
+    indexed,
+    missing_a_partition,
+    roundrobin_answer,
+)
 
 NOTHING = SubscriptionUserData()
 VIEW = GroupView(
@@ -25,7 +32,31 @@ VIEW = GroupView(
 )
 
 
-def answer(assignment: dict[str, dict[str, list[int]]], **extra: Any) -> bytes:
+TOPICS = ["t0", "t1", "unknown"]
+
+
+@pytest.fixture(autouse=True, params=["msgspec", "json"])
+def codec(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every rule holds with either codec: msgspec (the ``fast`` extra) or the standard json."""
+    if request.param == "json":
+        monkeypatch.setattr(wire, "loads", wire.json_loads)
+    else:
+        assert wire.CODEC == "msgspec", "the tests run with the shim's fast extra installed"
+    return str(request.param)
+
+
+FORMS = ("topics", "indexed")
+
+
+def answer(
+    assignment: dict[str, dict[str, list[int]]], form: str = "topics", **extra: Any
+) -> bytes:
+    """An answer giving ``assignment``, in the ``topics`` or the ``indexed`` answer form."""
+    if form == "indexed":
+        extra["topics"] = TOPICS
+        return json.dumps(
+            {"group_id": "orders", "assignment": indexed(assignment, TOPICS), **extra}
+        ).encode()
     return json.dumps({"group_id": "orders", "assignment": assignment, **extra}).encode()
 
 
@@ -43,10 +74,14 @@ def test_a_valid_answer_is_used_as_given() -> None:
     assert checked.strategy == "balanced"
 
 
-def test_a_member_may_get_nothing() -> None:
-    checked = read_answer(
-        answer({"c-1": {"t0": [0, 1, 2, 3], "t1": [0, 1]}, "c-2": {}, "c-3": {"t0": []}}), VIEW
-    )
+@pytest.mark.parametrize("form", FORMS)
+def test_a_member_may_get_nothing(form: str) -> None:
+    given: dict[str, dict[str, list[int]]] = {
+        "c-1": {"t0": [0, 1, 2, 3], "t1": [0, 1]},
+        "c-2": {},
+        "c-3": {"t0": []},
+    }
+    checked = read_answer(answer(given, form), VIEW)
     assert checked.assignment == {"c-1": {"t0": [0, 1, 2, 3], "t1": [0, 1]}, "c-2": {}, "c-3": {}}
 
 
@@ -82,6 +117,22 @@ def test_a_member_without_known_topics_gets_nothing_and_is_not_expected() -> Non
         b'{"assignment": {"c-1": {"t0": [0, true]}}}',
         b'{"assignment": {"c-1": {"t0": [0.0]}}}',
         b'{"assignment": {}, "revoked": []}',
+        # the indexed form
+        b'{"topics": "t0", "assignment": {}}',
+        b'{"topics": ["t0", 1], "assignment": {}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": {"t0": [0]}}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [0]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, [0], 1]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[1, [0]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[-1, [0]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[true, [0]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0.0, [0]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, "0"]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, [0, true]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, [1.0]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, [0]], [0, [1]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": []}, "revoked": {"c-1": [[3, [0]]]}}',
     ],
 )
 def test_malformed_answers_are_refused(raw: bytes) -> None:
@@ -132,11 +183,12 @@ def test_malformed_answers_are_refused(raw: bytes) -> None:
         "topic-without-metadata",
     ],
 )
+@pytest.mark.parametrize("form", FORMS)
 def test_invalid_answers_are_refused(
-    assignment: dict[str, dict[str, list[int]]], problem: str
+    assignment: dict[str, dict[str, list[int]]], problem: str, form: str
 ) -> None:
     with pytest.raises(InvalidAnswer, match=problem.replace("[", r"\[").replace("]", r"\]")):
-        read_answer(answer(assignment), VIEW)
+        read_answer(answer(assignment, form), VIEW)
 
 
 def test_the_test_builders_break_an_answer_as_they_say() -> None:
@@ -148,12 +200,53 @@ def test_the_test_builders_break_an_answer_as_they_say() -> None:
 
 def test_withheld_partitions_are_refused_in_an_eager_rebalance() -> None:
     body = good()
-    body["revoked"] = {"c-1": {"t0": [0]}}
+    body["revoked"] = {"c-1": [[0, [0]]]}
     with pytest.raises(InvalidAnswer, match="revoked"):
         read_answer(json.dumps(body).encode(), VIEW)
 
 
 def test_an_empty_revoked_map_is_fine() -> None:
     body = good()
-    body["revoked"] = {"c-1": {"t0": []}}
+    body["revoked"] = {"c-1": [[0, []]], "c-2": []}
     assert read_answer(json.dumps(body).encode(), VIEW).assignment["c-2"] == {"t0": [1]}
+
+
+def test_the_indexed_form_names_topics_by_their_place_in_topics() -> None:
+    raw = json.dumps(
+        {
+            "topics": ["t1", "t0"],
+            "assignment": {"c-1": [[0, [0, 1]], [1, [3]]], "c-2": [[1, [0, 1]]], "c-3": [[1, [2]]]},
+            "revoked": {"c-1": [], "c-2": [], "c-3": []},
+            "strategy": "balanced",
+        }
+    ).encode()
+    assert read_answer(raw, VIEW).assignment == {
+        "c-1": {"t1": [0, 1], "t0": [3]},
+        "c-2": {"t0": [0, 1]},
+        "c-3": {"t0": [2]},
+    }
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_both_forms_read_as_the_same_assignment(seed: int) -> None:
+    rng = random.Random(seed)
+    topics = {f"t{i}": rng.randint(1, 30) for i in range(rng.randint(1, 6))}
+    names = sorted(topics)
+    subscribers = tuple(
+        Subscriber(f"c-{i}", tuple(rng.sample(names, rng.randint(1, len(names)))), NOTHING)
+        for i in range(rng.randint(1, 8))
+    )
+    view = GroupView("g", subscribers, topics)
+    given: dict[str, dict[str, list[int]]] = {s.member_id: {} for s in subscribers}
+    for topic, count in topics.items():
+        takers = [s.member_id for s in subscribers if topic in s.topics]
+        for p in range(count):
+            if takers:
+                given[rng.choice(takers)].setdefault(topic, []).append(p)
+    as_topics = read_answer(json.dumps({"assignment": given}).encode(), view)
+    body = {"topics": names, "assignment": indexed(given, names)}
+    as_indexed = read_answer(json.dumps(body).encode(), view)
+    assert as_indexed.assignment == as_topics.assignment
+    assert as_indexed.assignment == {m: ts for m, ts in given.items()}
+    with pytest.raises(InvalidAnswer, match="unassigned"):
+        read_answer(json.dumps(missing_a_partition(body)).encode(), view)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
+from lagassign_client import wire
 from lagassign_client.errors import IncompleteMetadata
 from lagassign_client.group import GroupView, Subscriber, partition_counts
 from lagassign_client.userdata import SubscriptionUserData
@@ -41,6 +45,11 @@ def test_a_gap_in_partition_ids_is_incomplete() -> None:
         partition_counts(["t0"], {"t0": {0, 2}}.get)
 
 
+def on_the_wire(body: dict[str, Any]) -> Any:
+    """The request as the sidecar reads it."""
+    return json.loads(wire.dumps(body))
+
+
 def test_the_request_body_follows_the_http_contract() -> None:
     view = GroupView(
         group_id="orders",
@@ -50,13 +59,14 @@ def test_the_request_body_follows_the_http_contract() -> None:
         ),
         partitions={"t0": 3, "t1": 2},
     )
-    assert view.request_body("balanced") == {
+    assert on_the_wire(view.request_body("balanced")) == {
         "group_id": "orders",
+        "subscriptions": [["t0", "t1"], ["t0"]],
         "members": [
             {
                 "member_id": "c-2",
                 "group_instance_id": None,
-                "topics": ["t0", "t1"],
+                "subscription": 0,
                 "owned": {"t0": [0, 2]},
                 "generation": 7,
                 "rack": "a",
@@ -64,7 +74,7 @@ def test_the_request_body_follows_the_http_contract() -> None:
             {
                 "member_id": "c-1",
                 "group_instance_id": "web-1",
-                "topics": ["t0"],
+                "subscription": 1,
                 "owned": {},
                 "generation": None,
                 "rack": None,
@@ -72,8 +82,27 @@ def test_the_request_body_follows_the_http_contract() -> None:
         ],
         "partitions": {"t0": 3, "t1": 2},
         "protocol": "eager",
+        "answer_form": "indexed",
         "strategy": "balanced",
     }
+
+
+def test_members_with_one_subscription_share_it() -> None:
+    view = GroupView(
+        "g",
+        (
+            subscriber("c-1", "t1", "t0"),
+            subscriber("c-2", "t2"),
+            subscriber("c-3", "t0", "t1"),
+            subscriber("c-4", "t0", "t1", "new"),
+            subscriber("c-5", "t2"),
+        ),
+        {"t0": 3, "t1": 2, "t2": 1},
+    )
+    body = view.request_body(None)
+    assert on_the_wire(body)["subscriptions"] == [["t0", "t1"], ["t2"]]
+    assert [m["subscription"] for m in body["members"]] == [0, 1, 0, 0, 1]
+    assert all("topics" not in m for m in body["members"])
 
 
 def test_no_strategy_lets_the_sidecar_choose() -> None:
@@ -92,7 +121,7 @@ def test_owned_partitions_outside_the_metadata_are_not_sent() -> None:
         (subscriber("c-1", "t0", owned={"t0": (1, 5), "gone": (0,), "t1": (0,)}),),
         {"t0": 3, "t1": 2},
     )
-    (member,) = view.request_body(None)["members"]
+    (member,) = on_the_wire(view.request_body(None))["members"]
     assert member["owned"] == {"t0": [1], "t1": [0]}
 
 

@@ -1,5 +1,13 @@
 """Reading the sidecar's answer and checking it against the leader's own metadata.
 
+The shim asks for the ``indexed`` answer form (``{member: [[topic_index, [partition,
+...]], ...]}`` beside a ``topics`` list) and reads the ``topics`` form
+(``{member: {topic: [partition, ...]}}``) as well. The checks run in bulk, with
+built-ins over whole lists (each partition becomes one int, its number in the group,
+and a set of them shows any partition given twice or left out), so a million
+partitions take a fraction of a second; the partition-by-partition search runs only
+to name a problem found.
+
 An answer is used only when every member the leader asked about is present,
 every partition of every subscribed topic is given exactly once, only to a
 member subscribed to its topic, and nothing unknown appears. The rebalance is
@@ -8,12 +16,15 @@ eager, so nothing may be withheld in ``revoked``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import add, ge, itemgetter
 from typing import Any
 
+from lagassign_client import wire
 from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
 from lagassign_client.group import Assignment, GroupView
+from lagassign_client.wire import paused_gc
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,89 +69,201 @@ class SidecarAnswer:
     lag: AnswerLag = AnswerLag(source=None, complete=False, unknown_partitions=0)
 
 
-def _partition_lists(value: object, where: str) -> dict[str, list[int]]:
+_PAIRS = "a list of [topic_index, [partition, ...]] pairs"
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+# Per member: indices into the answer's topic names, and the partition list of each.
+Pairs = tuple[list[int], list[list[int]]]
+
+
+def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
+    """One member's ``[[topic_index, [partition, ...]], ...]``, its shape checked in bulk."""
+    if type(value) is not list:
+        raise MalformedAnswer(f"{where} is not {_PAIRS}")
+    if not value:
+        return [], []
+    if set(map(type, value)) != {list} or set(map(len, value)) != {2}:
+        raise MalformedAnswer(f"{where} is not {_PAIRS}")
+    indices: list[int] = list(map(_first, value))
+    partitions: list[list[int]] = list(map(_second, value))
+    if set(map(type, indices)) != {int} or min(indices) < 0 or max(indices) >= topics:
+        raise MalformedAnswer(f"{where} names a topic index that is not in 'topics'")
+    if set(map(type, partitions)) != {list} or not set(
+        map(type, chain.from_iterable(partitions))
+    ) <= {int}:
+        raise MalformedAnswer(f"{where} is not {_PAIRS} (partition ids are integers)")
+    if len(set(indices)) != len(indices):
+        raise MalformedAnswer(f"{where} lists a topic index twice")
+    return indices, partitions
+
+
+def _nested_pairs(value: object, where: str, names: list[str], index: dict[str, int]) -> Pairs:
+    """One member's ``{topic: [partition, ...]}`` (the ``topics`` answer form), topics sorted."""
     if not isinstance(value, dict):
         raise MalformedAnswer(f"{where} is not an object")
-    out: dict[str, list[int]] = {}
-    for topic, partitions in value.items():
-        if not isinstance(partitions, list) or not all(
-            isinstance(p, int) and not isinstance(p, bool) for p in partitions
-        ):
+    indices: list[int] = []
+    partitions: list[list[int]] = []
+    for topic, ids in sorted(value.items()):
+        if not isinstance(ids, list) or not all(type(p) is int for p in ids):
             raise MalformedAnswer(f"{where}[{topic!r}] is not a list of partition ids")
-        out[topic] = partitions
-    return out
+        i = index.get(topic)
+        if i is None:
+            i = index[topic] = len(names)
+            names.append(topic)
+        indices.append(i)
+        partitions.append(sorted(ids))
+    return indices, partitions
 
 
-def _shape(raw: bytes) -> tuple[dict[str, dict[str, list[int]]], dict[str, Any]]:
-    try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MalformedAnswer(f"the answer is not JSON: {exc}") from None
-    if not isinstance(body, dict) or not isinstance(body.get("assignment"), dict):
-        raise MalformedAnswer("the answer has no 'assignment' object")
-    assignment = {
-        member_id: _partition_lists(topics, f"assignment[{member_id!r}]")
-        for member_id, topics in body["assignment"].items()
-    }
-    return assignment, body
+def _given(body: dict[str, Any], key: str) -> tuple[list[str], dict[str, Pairs]]:
+    """The topic names and, per member, the pairs of ``body[key]`` in either answer form.
+
+    An answer with a top-level ``topics`` list is in the ``indexed`` form (what the shim
+    asks for); one without is in the ``topics`` form, read the same way.
+    """
+    value = body.get(key)
+    if not isinstance(value, dict):
+        raise MalformedAnswer(f"{key!r} is not an object")
+    if "topics" in body:
+        names = body["topics"]
+        if type(names) is not list or not set(map(type, names)) <= {str}:
+            raise MalformedAnswer("'topics' is not a list of topic names")
+        return names, {
+            m: _indexed_pairs(pairs, f"{key}[{m!r}]", len(names)) for m, pairs in value.items()
+        }
+    names = []
+    index: dict[str, int] = {}
+    return names, {m: _nested_pairs(t, f"{key}[{m!r}]", names, index) for m, t in value.items()}
 
 
 def _withheld(body: dict[str, Any]) -> bool:
     """Whether the answer holds back any partition in ``revoked``."""
-    revoked = body.get("revoked")
-    if revoked is None:
+    if body.get("revoked") is None:
         return False
-    if not isinstance(revoked, dict):
-        raise MalformedAnswer("'revoked' is not an object")
-    return any(
-        partitions
-        for member_id, topics in revoked.items()
-        for partitions in _partition_lists(topics, f"revoked[{member_id!r}]").values()
-    )
+    _, revoked = _given(body, "revoked")
+    return any(any(map(len, partitions)) for _, partitions in revoked.values())
+
+
+def _unknown_partition(names: list[str], pairs: Pairs, counts: list[int]) -> str:
+    for i, ids in zip(*pairs, strict=True):
+        for p in ids:
+            if not 0 <= p < counts[i]:
+                return f"{names[i]}-{p}"
+    raise AssertionError("no partition out of range")
+
+
+def _given_twice(names: list[str], given: dict[str, Pairs]) -> str:
+    owner: dict[tuple[str, int], str] = {}
+    for member_id, pairs in given.items():
+        for i, ids in zip(*pairs, strict=True):
+            for p in ids:
+                earlier = owner.get((names[i], p))
+                if earlier is not None:
+                    return f"{names[i]}-{p} to both {earlier!r} and {member_id!r}"
+                owner[(names[i], p)] = member_id
+    raise AssertionError("no partition given twice")
+
+
+def _check(view: GroupView, names: list[str], given: dict[str, Pairs]) -> None:
+    """Every rule of the module's docstring, in bulk; the slow search only to name a problem."""
+    topics_of = {m: ts for m, ts in view.known_topics.items() if ts}
+    missing = topics_of.keys() - given.keys()
+    if missing:
+        raise InvalidAnswer(f"member {min(missing)!r} is missing from the answer")
+    for member_id in given:
+        if member_id not in topics_of:
+            raise InvalidAnswer(f"the answer names unknown member {member_id!r}")
+    counts = [view.partitions.get(name, 0) for name in names]
+    first_id: dict[str, int] = {}
+    total = 0
+    for topic in view.partitions:
+        first_id[topic] = total
+        total += view.partitions[topic]
+    # Partition p of topic t is number first_id[t] + p of the group: one int per partition.
+    offsets = [first_id.get(name, -1) for name in names]
+    allowed_of: dict[tuple[str, ...], set[int] | None] = {}
+    numbers: list[int] = []
+    for member_id, (indices, partitions) in given.items():
+        if not indices:
+            continue
+        if 0 in map(len, partitions):  # empty lists say nothing: leave them out
+            kept = [(i, ids) for i, ids in zip(indices, partitions, strict=True) if ids]
+            indices[:] = [i for i, _ in kept]
+            partitions[:] = [ids for _, ids in kept]
+            if not indices:
+                continue
+        subscribed = topics_of[member_id]
+        if subscribed not in allowed_of:
+            topics = set(subscribed)
+            indexes = {i for i, name in enumerate(names) if name in topics}
+            allowed_of[subscribed] = None if len(indexes) == len(names) else indexes
+        allowed = allowed_of[subscribed]
+        if allowed is not None and not allowed.issuperset(indices):
+            for i in indices:
+                if names[i] not in view.partitions:
+                    raise InvalidAnswer(
+                        f"the answer gives unknown topic {names[i]!r} to {member_id!r}"
+                    )
+                if i not in allowed:
+                    raise InvalidAnswer(
+                        f"the answer gives {names[i]!r} to {member_id!r}, not subscribed"
+                    )
+        if min(map(min, partitions)) < 0 or any(
+            map(ge, map(max, partitions), map(counts.__getitem__, indices))
+        ):
+            where = _unknown_partition(names, (indices, partitions), counts)
+            raise InvalidAnswer(f"the answer gives unknown partition {where}")
+        numbers.extend(
+            map(
+                add,
+                chain.from_iterable(
+                    map(repeat, map(offsets.__getitem__, indices), map(len, partitions))
+                ),
+                chain.from_iterable(partitions),
+            )
+        )
+    distinct = set(numbers)
+    if len(distinct) != len(numbers):
+        raise InvalidAnswer(f"the answer gives {_given_twice(names, given)}")
+    subscribed_topics = set().union(*topics_of.values())
+    if len(distinct) != sum(view.partitions[t] for t in subscribed_topics):
+        owned = {t: set[int]() for t in subscribed_topics}
+        for indices, partitions in given.values():
+            for i, ids in zip(indices, partitions, strict=True):
+                owned[names[i]].update(ids)
+        for topic in sorted(subscribed_topics):
+            left = [p for p in range(view.partitions[topic]) if p not in owned[topic]]
+            if left:
+                raise InvalidAnswer(f"the answer leaves {topic} partitions {left[:10]} unassigned")
 
 
 def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
-    """Parse and check one answer for ``view``.
+    """Parse and check one answer for ``view``, in either answer form.
 
     Raises :class:`MalformedAnswer` when it is not the answer's JSON shape and
-    :class:`InvalidAnswer` when it breaks the rules above.
+    :class:`InvalidAnswer` when it breaks the rules above. Partition lists are as
+    the answer gives them (ascending, by the contract); a ``topics``-form answer's
+    are sorted here.
     """
-    given, body = _shape(raw)
-    if _withheld(body):
-        raise InvalidAnswer("the answer withholds partitions in 'revoked' in an eager rebalance")
-    topics_of = {m: ts for m, ts in view.member_topics().items() if ts}
-    for member_id in sorted(topics_of):
-        if member_id not in given:
-            raise InvalidAnswer(f"member {member_id!r} is missing from the answer")
-    owner: dict[tuple[str, int], str] = {}
-    for member_id, topics in given.items():
-        if member_id not in topics_of:
-            raise InvalidAnswer(f"the answer names unknown member {member_id!r}")
-        for topic, partitions in topics.items():
-            if not partitions:
-                continue
-            count = view.partitions.get(topic)
-            if count is None:
-                raise InvalidAnswer(f"the answer gives unknown topic {topic!r} to {member_id!r}")
-            if topic not in topics_of[member_id]:
-                raise InvalidAnswer(f"the answer gives {topic!r} to {member_id!r}, not subscribed")
-            for p in partitions:
-                if not 0 <= p < count:
-                    raise InvalidAnswer(f"the answer gives unknown partition {topic}-{p}")
-                if (topic, p) in owner:
-                    raise InvalidAnswer(
-                        f"the answer gives {topic}-{p} to both {owner[(topic, p)]!r}"
-                        f" and {member_id!r}"
-                    )
-                owner[(topic, p)] = member_id
-    subscribed = {t for ts in topics_of.values() for t in ts}
-    for topic in sorted(subscribed):
-        missing = [p for p in range(view.partitions[topic]) if (topic, p) not in owner]
-        if missing:
-            raise InvalidAnswer(f"the answer leaves {topic} partitions {missing[:10]} unassigned")
-    assignment: Assignment = {s.member_id: {} for s in view.subscribers}
-    for member_id, topics in given.items():
-        assignment[member_id] = {t: sorted(ps) for t, ps in sorted(topics.items()) if ps}
+    with paused_gc():
+        try:
+            body = wire.loads(raw)
+        except ValueError as exc:
+            raise MalformedAnswer(f"the answer is not JSON: {exc}") from None
+        if not isinstance(body, dict) or not isinstance(body.get("assignment"), dict):
+            raise MalformedAnswer("the answer has no 'assignment' object")
+        names, given = _given(body, "assignment")
+        if _withheld(body):
+            raise InvalidAnswer(
+                "the answer withholds partitions in 'revoked' in an eager rebalance"
+            )
+        _check(view, names, given)
+        assignment: Assignment = {s.member_id: {} for s in view.subscribers}
+        for member_id, (indices, partitions) in given.items():
+            assignment[member_id] = dict(
+                zip(map(names.__getitem__, indices), partitions, strict=True)
+            )
     strategy = body.get("strategy")
     return SidecarAnswer(
         assignment=assignment,

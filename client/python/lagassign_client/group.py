@@ -8,8 +8,9 @@ client libraries' range assignors skip such a topic the same way).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter, lt
 from typing import Any
 
 from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
@@ -50,9 +51,10 @@ def partition_counts(
         known = partitions_for_topic(topic)
         if known is None:
             continue
-        ids = sorted(known)
-        if ids != list(range(len(ids))):
-            raise IncompleteMetadata(f"metadata of topic {topic!r} lists partitions {ids[:10]}")
+        ids = known if isinstance(known, set | frozenset) else set(known)
+        if ids and (min(ids) != 0 or max(ids) != len(ids) - 1):
+            listed = sorted(ids)[:10]
+            raise IncompleteMetadata(f"metadata of topic {topic!r} lists partitions {listed}")
         counts[topic] = len(ids)
     if wanted and not counts:
         raise NoMetadataYet("no subscribed topic has metadata yet")
@@ -61,50 +63,84 @@ def partition_counts(
 
 @dataclass(frozen=True, slots=True)
 class GroupView:
-    """Everything the leader knows of one rebalance."""
+    """Everything the leader knows of one rebalance.
+
+    ``known_topics`` (derived): member id -> its subscribed topics the leader has
+    metadata for, sorted; members with the same subscription share one tuple.
+    """
 
     group_id: str
     subscribers: tuple[Subscriber, ...]
     partitions: Mapping[str, int]
+    known_topics: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Members of one group mostly share a subscription: work it out once per distinct one.
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        known: dict[str, tuple[str, ...]] = {}
+        for s in self.subscribers:
+            topics = shared.get(s.topics)
+            if topics is None:
+                topics = tuple(sorted({t for t in s.topics if t in self.partitions}))
+                shared[s.topics] = topics
+            known[s.member_id] = topics
+        object.__setattr__(self, "known_topics", known)
 
     def member_topics(self) -> dict[str, set[str]]:
         """Member id -> the subscribed topics the leader has metadata for."""
-        return {
-            s.member_id: {t for t in s.topics if t in self.partitions} for s in self.subscribers
+        return {m: set(ts) for m, ts in self.known_topics.items()}
+
+    def _owned(self, owned: Mapping[str, Sequence[int]]) -> Mapping[str, Sequence[int]]:
+        """The owned partitions the leader's metadata knows (sorted lists, none empty)."""
+        counts = self.partitions
+        if (
+            owned.keys() <= counts.keys()
+            and all(owned.values())
+            and all(map(lt, map(itemgetter(-1), owned.values()), map(counts.__getitem__, owned)))
+        ):
+            return owned  # every topic known, every id below its topic's count: as it is
+        kept = {
+            t: [p for p in ps if p < counts[t]] for t, ps in sorted(owned.items()) if t in counts
         }
+        return {t: ps for t, ps in kept.items() if ps}
 
     def request_body(self, strategy: str | None, reset_policy: str | None = None) -> dict[str, Any]:
         """The ``POST /assign`` request (``docs/http-api.md``), members with known topics only.
 
+        The compact form: each distinct subscription once in ``subscriptions``, each member
+        naming its own by index, and the answer asked for in the ``indexed`` form.
         ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
         counts for a partition without a committed offset.
         """
+        subscriptions: list[tuple[str, ...]] = []
+        index: dict[tuple[str, ...], int] = {}
         members: list[dict[str, Any]] = []
         for s in self.subscribers:
-            topics = sorted({t for t in s.topics if t in self.partitions})
+            topics = self.known_topics[s.member_id]
             if not topics:
                 continue
-            owned = {
-                t: [p for p in ps if p < self.partitions[t]]
-                for t, ps in sorted(s.user_data.owned.items())
-                if t in self.partitions
-            }
+            i = index.get(topics)
+            if i is None:
+                i = index[topics] = len(subscriptions)
+                subscriptions.append(topics)
             members.append(
                 {
                     "member_id": s.member_id,
                     "group_instance_id": s.instance_id(),
-                    "topics": topics,
-                    "owned": {t: ps for t, ps in owned.items() if ps},
+                    "subscription": i,
+                    "owned": self._owned(s.user_data.owned),
                     "generation": s.user_data.generation,
                     "rack": s.user_data.rack,
                 }
             )
-        subscribed = {t for m in members for t in m["topics"]}
+        subscribed = {t for topics in subscriptions for t in topics}
         body: dict[str, Any] = {
             "group_id": self.group_id,
+            "subscriptions": [list(topics) for topics in subscriptions],
             "members": members,
             "partitions": {t: n for t, n in sorted(self.partitions.items()) if t in subscribed},
             "protocol": "eager",
+            "answer_form": "indexed",
         }
         if strategy is not None:
             body["strategy"] = strategy

@@ -9,7 +9,6 @@ without (all of) the group's lag is used, but logged at WARNING and counted as
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -17,11 +16,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from lagassign_client import wire
 from lagassign_client.answer import AnswerLag, read_answer
 from lagassign_client.errors import FallbackReason, NoMetadataYet
 from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
 from lagassign_client.sidecar import Sidecar
 from lagassign_client.userdata import AssignedBy, AssignmentUserData
+from lagassign_client.wire import paused_gc
 
 log = logging.getLogger("lagassign_client")
 
@@ -134,10 +135,12 @@ class GroupLeader:
         members = tuple(subscribers)
         counts: dict[str, int] = {}
         try:
-            counts = partition_counts((t for s in members for t in s.topics), partitions_for_topic)
-            view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
-            request = view.request_body(self.strategy, self.reset_policy)
-            body = json.dumps(request, separators=(",", ":")).encode()
+            with paused_gc():
+                counts = partition_counts(
+                    set[str]().union(*(s.topics for s in members)), partitions_for_topic
+                )
+                view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
+                body = wire.dumps(view.request_body(self.strategy, self.reset_policy))
             answer = read_answer(self.sidecar.post_assign(body, deadline), view)
         except NoMetadataYet as exc:
             decision = Decision(
