@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from lagassign_client.assignor import ShimAssignor
-from lagassign_client.group import Subscriber
+from lagassign_client.group import Assignment, Subscriber
 from lagassign_client.userdata import decode_subscription
 
 
@@ -27,6 +27,27 @@ def _protocol() -> Any:
 @cache
 def _range_assignor() -> Any:
     return importlib.import_module("aiokafka.coordinator.assignors.range").RangePartitionAssignor
+
+
+def subscribers_of(members: Mapping[str, Any]) -> list[Subscriber]:
+    """The leader's view of aiokafka's decoded member metadata."""
+    return [
+        Subscriber(
+            member_id=member_id,
+            topics=tuple(metadata.subscription),
+            user_data=decode_subscription(metadata.user_data),
+        )
+        for member_id, metadata in members.items()
+    ]
+
+
+def member_assignments(assignment: Assignment, note: bytes, version: int = 0) -> dict[str, Any]:
+    """A checked assignment as aiokafka's member assignments, each with the leader's note."""
+    member_assignment = _protocol().ConsumerProtocolMemberAssignment
+    return {
+        member_id: member_assignment(version, sorted(topics.items()), note)
+        for member_id, topics in assignment.items()
+    }
 
 
 class LagAssignor(ShimAssignor):
@@ -59,27 +80,18 @@ class LagAssignor(ShimAssignor):
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or aiokafka's range."""
-        subscribers = [
-            Subscriber(
-                member_id=member_id,
-                topics=tuple(metadata.subscription),
-                user_data=decode_subscription(metadata.user_data),
-            )
-            for member_id, metadata in members.items()
-        ]
-        assignment, decision = self.leader.decide(subscribers, cluster.partitions_for_topic)
+        assignment, decision = self.leader.decide(
+            subscribers_of(members), cluster.partitions_for_topic
+        )
         note = decision.user_data().encode()
-        member_assignment = _protocol().ConsumerProtocolMemberAssignment
         if assignment is None:
+            member_assignment = _protocol().ConsumerProtocolMemberAssignment
             fallback = _range_assignor().assign(cluster, members)
             return {
                 member_id: member_assignment(given.version, given.assignment, note)
                 for member_id, given in fallback.items()
             }
-        return {
-            member_id: member_assignment(self.version, sorted(topics.items()), note)
-            for member_id, topics in assignment.items()
-        }
+        return member_assignments(assignment, note, self.version)
 
     def on_assignment(self, assignment: Any) -> None:
         self.member.on_assignment(

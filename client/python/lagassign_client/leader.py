@@ -116,6 +116,23 @@ class GroupLeader:
             self._decisions[(decision.by, decision.reason or "")] += 1
             self._last_decision = decision
 
+    def request(
+        self,
+        members: tuple[Subscriber, ...],
+        partitions_for_topic: Callable[[str], Iterable[int] | None],
+    ) -> tuple[GroupView, bytes]:
+        """The leader's view of the rebalance and the ``POST /assign`` body it sends.
+
+        Raises :class:`~lagassign_client.errors.IncompleteMetadata` (or its
+        :class:`~lagassign_client.errors.NoMetadataYet`).
+        """
+        with paused_gc():
+            counts = partition_counts(
+                set[str]().union(*(s.topics for s in members)), partitions_for_topic
+            )
+            view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
+            return view, wire.dumps(view.request_body(self.strategy, self.reset_policy))
+
     def decide(
         self,
         subscribers: Iterable[Subscriber],
@@ -135,12 +152,8 @@ class GroupLeader:
         members = tuple(subscribers)
         counts: dict[str, int] = {}
         try:
-            with paused_gc():
-                counts = partition_counts(
-                    set[str]().union(*(s.topics for s in members)), partitions_for_topic
-                )
-                view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
-                body = wire.dumps(view.request_body(self.strategy, self.reset_policy))
+            view, body = self.request(members, partitions_for_topic)
+            counts = dict(view.partitions)
             answer = read_answer(self.sidecar.post_assign(body, deadline), view)
         except NoMetadataYet as exc:
             decision = Decision(

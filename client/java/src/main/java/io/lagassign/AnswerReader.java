@@ -1,12 +1,22 @@
 package io.lagassign;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonParser.NumberType;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -17,8 +27,16 @@ import org.apache.kafka.common.TopicPartition;
  * <p>An answer is used only when every member the leader asked about is present, every partition
  * of every subscribed topic is given exactly once, only to a member subscribed to its topic, and
  * nothing unknown appears. The rebalance is eager, so nothing may be withheld in {@code revoked}.
+ *
+ * <p>The shim asks for the {@code indexed} answer form ({@code {member: [[topic_index, [partition,
+ * ...]], ...]}} beside a {@code topics} list) and reads the {@code topics} form ({@code {member:
+ * {topic: [partition, ...]}}}) as well. The answer is read with Jackson's streaming parser into
+ * int arrays and checked with one bit per partition of the group.
  */
 final class AnswerReader {
+    private static final String PAIRS = "a list of [topic_index, [partition, ...]] pairs";
+    /** Reads the small fields as trees, mid-document (the end of the document is checked here). */
+    private static final ObjectMapper TREES = new ObjectMapper();
 
     /**
      * A checked answer: every member of the view listed, partitions sorted by topic and id, and
@@ -57,27 +75,239 @@ final class AnswerReader {
         }
     }
 
+    /** A growable array of ints, so a million partition ids stay a few megabytes. */
+    private static final class Ints {
+        private int[] values = new int[8];
+        private int size;
+
+        void add(int value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        int get(int i) {
+            return values[i];
+        }
+
+        int size() {
+            return size;
+        }
+    }
+
+    /**
+     * One member's part of {@code assignment} or {@code revoked}: pair i is topic {@code topic(i)}
+     * (an index into the answer's topic names) with partitions {@code ids[end(i-1)..end(i))}.
+     */
+    private static final class Pairs {
+        final Ints topic = new Ints();
+        final Ints end = new Ints();
+        final Ints ids = new Ints();
+
+        int size() {
+            return topic.size();
+        }
+
+        int start(int i) {
+            return i == 0 ? 0 : end.get(i - 1);
+        }
+    }
+
+    /** The answer as read: its topic names, per member its pairs, and the small fields as JSON. */
+    private static final class Parsed {
+        /** The {@code indexed} form's {@code topics}, or null (the {@code topics} form). */
+        List<String> topics;
+        /** The {@code topics} form's topic names, in the order first seen. */
+        final List<String> nestedNames = new ArrayList<>();
+        final Map<String, Integer> nestedIndex = new HashMap<>();
+        Map<String, Pairs> assignment;
+        Map<String, Pairs> revoked;
+        boolean indexedPairs;
+        boolean nestedPairs;
+        JsonNode strategy = MissingNode.getInstance();
+        JsonNode lag = MissingNode.getInstance();
+        JsonNode stats = MissingNode.getInstance();
+
+        List<String> names() {
+            return topics != null ? topics : nestedNames;
+        }
+    }
+
     private AnswerReader() {
     }
 
     static Answer read(byte[] body, GroupView view) throws FallbackException {
-        JsonNode root;
-        try {
-            root = UserDataJson.MAPPER.readTree(body);
+        Parsed parsed;
+        try (JsonParser json = TREES.createParser(body)) {
+            parsed = parse(json);
         } catch (IOException e) {
-            throw malformed("the answer is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+            throw malformed("the answer is not JSON: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
         }
-        if (root == null || !root.isObject() || !root.path("assignment").isObject()) {
-            throw malformed("the answer has no 'assignment' object");
+        if (parsed.topics != null ? parsed.nestedPairs : parsed.indexedPairs) {
+            throw malformed(parsed.topics != null
+                    ? "the answer has 'topics' but an assignment in the 'topics' form"
+                    : "an assignment in the 'indexed' form without 'topics'");
         }
-        Map<String, Map<String, List<Integer>>> given = new TreeMap<>();
-        for (Map.Entry<String, JsonNode> member : root.get("assignment").properties()) {
-            given.put(member.getKey(), partitionLists(member.getValue(), "assignment['" + member.getKey() + "']"));
-        }
-        if (withholds(root.path("revoked"))) {
+        if (withholds(parsed.revoked)) {
             throw invalid("the answer withholds partitions in 'revoked' in an eager rebalance");
         }
+        List<String> names = parsed.names();
+        for (Map.Entry<String, Pairs> member : parsed.assignment.entrySet()) {
+            checkIndices(member.getValue(), names.size(), "assignment['" + member.getKey() + "']");
+        }
+        Map<String, List<TopicPartition>> assignment = check(view, names, parsed.assignment);
+        JsonNode lag = parsed.lag;
+        JsonNode stats = parsed.stats;
+        return new Answer(assignment, parsed.strategy.isTextual() ? parsed.strategy.textValue() : null,
+                lag.path("source").isTextual() ? lag.path("source").textValue() : null,
+                lag.path("complete").asBoolean(false),
+                lag.path("unknown_partitions").isIntegralNumber() ? lag.path("unknown_partitions").intValue() : 0,
+                stats.path("max_lag").isNumber() ? stats.path("max_lag").longValue() : null,
+                stats.path("mean_lag").isNumber() ? stats.path("mean_lag").doubleValue() : null);
+    }
 
+    /** Reads the whole document with the streaming parser: no tree of a million nodes. */
+    private static Parsed parse(JsonParser json) throws IOException, FallbackException {
+        if (json.nextToken() != JsonToken.START_OBJECT) {
+            throw malformed("the answer has no 'assignment' object");
+        }
+        Parsed parsed = new Parsed();
+        while (json.nextToken() == JsonToken.FIELD_NAME) {
+            String field = json.currentName();
+            JsonToken value = json.nextToken();
+            switch (field) {
+                case "topics" -> parsed.topics = topicNames(json, value);
+                case "assignment" -> {
+                    if (value != JsonToken.START_OBJECT) {
+                        throw malformed("the answer has no 'assignment' object");
+                    }
+                    parsed.assignment = members(json, parsed, "assignment");
+                }
+                case "revoked" -> {
+                    if (value == JsonToken.VALUE_NULL) {
+                        parsed.revoked = null;
+                    } else if (value != JsonToken.START_OBJECT) {
+                        throw malformed("'revoked' is not an object");
+                    } else {
+                        parsed.revoked = members(json, parsed, "revoked");
+                    }
+                }
+                case "strategy" -> parsed.strategy = json.readValueAsTree();
+                case "lag" -> parsed.lag = json.readValueAsTree();
+                case "stats" -> parsed.stats = json.readValueAsTree();
+                default -> json.skipChildren();
+            }
+        }
+        if (json.currentToken() != JsonToken.END_OBJECT || json.nextToken() != null) {
+            throw malformed("the answer is not one JSON object");
+        }
+        if (parsed.assignment == null) {
+            throw malformed("the answer has no 'assignment' object");
+        }
+        return parsed;
+    }
+
+    private static List<String> topicNames(JsonParser json, JsonToken value) throws IOException, FallbackException {
+        if (value != JsonToken.START_ARRAY) {
+            throw malformed("'topics' is not a list of topic names");
+        }
+        List<String> names = new ArrayList<>();
+        while (json.nextToken() == JsonToken.VALUE_STRING) {
+            names.add(json.getText());
+        }
+        if (json.currentToken() != JsonToken.END_ARRAY) {
+            throw malformed("'topics' is not a list of topic names");
+        }
+        return names;
+    }
+
+    /** {@code {member_id: pairs}}, the parser on the object's start; each member in either form. */
+    private static Map<String, Pairs> members(JsonParser json, Parsed parsed, String key)
+            throws IOException, FallbackException {
+        Map<String, Pairs> members = new TreeMap<>();
+        while (json.nextToken() == JsonToken.FIELD_NAME) {
+            String memberId = json.currentName();
+            String where = key + "['" + memberId + "']";
+            JsonToken value = json.nextToken();
+            Pairs pairs = new Pairs();
+            if (value == JsonToken.START_ARRAY) {
+                parsed.indexedPairs = true;
+                while (json.nextToken() == JsonToken.START_ARRAY) {
+                    if (json.nextToken() != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != NumberType.INT) {
+                        throw malformed(where + " is not " + PAIRS);
+                    }
+                    pairs.topic.add(json.getIntValue());
+                    if (json.nextToken() != JsonToken.START_ARRAY) {
+                        throw malformed(where + " is not " + PAIRS);
+                    }
+                    partitionIds(json, pairs, where);
+                    if (json.nextToken() != JsonToken.END_ARRAY) {
+                        throw malformed(where + " is not " + PAIRS);
+                    }
+                }
+                if (json.currentToken() != JsonToken.END_ARRAY) {
+                    throw malformed(where + " is not " + PAIRS);
+                }
+            } else if (value == JsonToken.START_OBJECT) {
+                parsed.nestedPairs = true;
+                while (json.nextToken() == JsonToken.FIELD_NAME) {
+                    String topic = json.currentName();
+                    if (json.nextToken() != JsonToken.START_ARRAY) {
+                        throw malformed(where + "['" + topic + "'] is not a list of partition ids");
+                    }
+                    Integer index = parsed.nestedIndex.get(topic);
+                    if (index == null) {
+                        index = parsed.nestedNames.size();
+                        parsed.nestedIndex.put(topic, index);
+                        parsed.nestedNames.add(topic);
+                    }
+                    pairs.topic.add(index);
+                    partitionIds(json, pairs, where + "['" + topic + "']");
+                }
+            } else {
+                throw malformed(where + " is not an object");
+            }
+            members.put(memberId, pairs);
+        }
+        return members;
+    }
+
+    /** The partition ids of one pair, the parser on the list's start. */
+    private static void partitionIds(JsonParser json, Pairs pairs, String where) throws IOException, FallbackException {
+        JsonToken token;
+        while ((token = json.nextToken()) == JsonToken.VALUE_NUMBER_INT) {
+            if (json.getNumberType() != NumberType.INT) {
+                throw malformed(where + " is not a list of partition ids");
+            }
+            pairs.ids.add(json.getIntValue());
+        }
+        if (token != JsonToken.END_ARRAY) {
+            throw malformed(where + " is not a list of partition ids");
+        }
+        pairs.end.add(pairs.ids.size());
+    }
+
+    private static void checkIndices(Pairs pairs, int topics, String where) throws FallbackException {
+        BitSet seen = new BitSet(topics);
+        for (int i = 0; i < pairs.size(); i++) {
+            int topic = pairs.topic.get(i);
+            if (topic < 0 || topic >= topics) {
+                throw malformed(where + " names a topic index that is not in 'topics'");
+            }
+            if (seen.get(topic)) {
+                throw malformed(where + " lists a topic index twice");
+            }
+            seen.set(topic);
+        }
+    }
+
+    /**
+     * Checks every rule of the class comment: each partition is one bit of the group's partitions
+     * (topic after topic, in the view's order), so a million of them cost a few megabytes.
+     */
+    private static Map<String, List<TopicPartition>> check(GroupView view, List<String> names,
+            Map<String, Pairs> given) throws FallbackException {
         Map<String, SortedSet<String>> topicsOf = new TreeMap<>();
         view.memberTopics().forEach((memberId, topics) -> {
             if (!topics.isEmpty()) {
@@ -89,93 +319,110 @@ final class AnswerReader {
                 throw invalid("member '" + memberId + "' is missing from the answer");
             }
         }
-        Map<TopicPartition, String> owner = new HashMap<>();
-        for (Map.Entry<String, Map<String, List<Integer>>> member : given.entrySet()) {
-            String memberId = member.getKey();
+        for (String memberId : given.keySet()) {
             if (!topicsOf.containsKey(memberId)) {
                 throw invalid("the answer names unknown member '" + memberId + "'");
             }
-            for (Map.Entry<String, List<Integer>> topic : member.getValue().entrySet()) {
-                if (topic.getValue().isEmpty()) {
-                    continue;
-                }
-                Integer count = view.partitions().get(topic.getKey());
-                if (count == null) {
-                    throw invalid("the answer gives unknown topic '" + topic.getKey() + "' to '" + memberId + "'");
-                }
-                if (!topicsOf.get(memberId).contains(topic.getKey())) {
-                    throw invalid("the answer gives '" + topic.getKey() + "' to '" + memberId + "', not subscribed");
-                }
-                for (int p : topic.getValue()) {
-                    TopicPartition tp = new TopicPartition(topic.getKey(), p);
-                    if (p < 0 || p >= count) {
-                        throw invalid("the answer gives unknown partition " + tp);
-                    }
-                    String earlier = owner.putIfAbsent(tp, memberId);
-                    if (earlier != null) {
-                        throw invalid("the answer gives " + tp + " to both '" + earlier + "' and '" + memberId + "'");
-                    }
-                }
-            }
         }
+        Map<String, Integer> firstId = new HashMap<>();
+        int total = 0;
         for (Map.Entry<String, Integer> topic : view.partitions().entrySet()) {
-            boolean subscribed = topicsOf.values().stream().anyMatch(ts -> ts.contains(topic.getKey()));
-            for (int p = 0; subscribed && p < topic.getValue(); p++) {
-                if (!owner.containsKey(new TopicPartition(topic.getKey(), p))) {
-                    throw invalid("the answer leaves " + topic.getKey() + "-" + p + " unassigned");
-                }
-            }
+            firstId.put(topic.getKey(), total);
+            total += topic.getValue();
         }
-
+        int[] offsets = new int[names.size()];
+        int[] counts = new int[names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            Integer first = firstId.get(names.get(i));
+            offsets[i] = first == null ? -1 : first;
+            counts[i] = first == null ? 0 : view.partitions().get(names.get(i));
+        }
+        BitSet assigned = new BitSet(total);
+        String[] ownerOf = new String[total];
+        Map<Set<String>, boolean[]> allowedOf = new IdentityHashMap<>();
         Map<String, List<TopicPartition>> assignment = new TreeMap<>();
         view.members().keySet().forEach(memberId -> assignment.put(memberId, new ArrayList<>()));
-        given.forEach((memberId, topics) -> topics.forEach((topic, ps) -> ps.stream().sorted()
-                .forEach(p -> assignment.get(memberId).add(new TopicPartition(topic, p)))));
-        JsonNode strategy = root.path("strategy");
-        JsonNode lag = root.path("lag");
-        JsonNode stats = root.path("stats");
-        return new Answer(assignment, strategy.isTextual() ? strategy.textValue() : null,
-                lag.path("source").isTextual() ? lag.path("source").textValue() : null,
-                lag.path("complete").asBoolean(false),
-                lag.path("unknown_partitions").isIntegralNumber() ? lag.path("unknown_partitions").intValue() : 0,
-                stats.path("max_lag").isNumber() ? stats.path("max_lag").longValue() : null,
-                stats.path("mean_lag").isNumber() ? stats.path("mean_lag").doubleValue() : null);
-    }
-
-    private static Map<String, List<Integer>> partitionLists(JsonNode node, String where) throws FallbackException {
-        if (!node.isObject()) {
-            throw malformed(where + " is not an object");
-        }
-        Map<String, List<Integer>> out = new TreeMap<>();
-        for (Map.Entry<String, JsonNode> topic : node.properties()) {
-            JsonNode partitions = topic.getValue();
-            if (!partitions.isArray()) {
-                throw malformed(where + "['" + topic.getKey() + "'] is not a list of partition ids");
-            }
-            List<Integer> ids = new ArrayList<>();
-            for (JsonNode p : partitions) {
-                if (!p.isIntegralNumber() || !p.canConvertToInt()) {
-                    throw malformed(where + "['" + topic.getKey() + "'] is not a list of partition ids");
+        for (Map.Entry<String, Pairs> member : given.entrySet()) {
+            String memberId = member.getKey();
+            Pairs pairs = member.getValue();
+            boolean[] allowed = allowedOf.computeIfAbsent(topicsOf.get(memberId), topics -> {
+                boolean[] in = new boolean[names.size()];
+                for (int i = 0; i < in.length; i++) {
+                    in[i] = topics.contains(names.get(i));
                 }
-                ids.add(p.intValue());
+                return in;
+            });
+            List<TopicPartition> out = assignment.get(memberId);
+            for (int i : byTopicName(pairs, names)) {
+                int from = pairs.start(i);
+                int to = pairs.end.get(i);
+                if (from == to) {
+                    continue;
+                }
+                int topic = pairs.topic.get(i);
+                String name = names.get(topic);
+                if (offsets[topic] < 0) {
+                    throw invalid("the answer gives unknown topic '" + name + "' to '" + memberId + "'");
+                }
+                if (!allowed[topic]) {
+                    throw invalid("the answer gives '" + name + "' to '" + memberId + "', not subscribed");
+                }
+                int[] ids = Arrays.copyOfRange(pairs.ids.values, from, to);
+                Arrays.sort(ids);
+                for (int p : ids) {
+                    if (p < 0 || p >= counts[topic]) {
+                        throw invalid("the answer gives unknown partition " + new TopicPartition(name, p));
+                    }
+                    int id = offsets[topic] + p;
+                    if (assigned.get(id)) {
+                        throw invalid("the answer gives " + new TopicPartition(name, p) + " to both '" + ownerOf[id]
+                                + "' and '" + memberId + "'");
+                    }
+                    assigned.set(id);
+                    ownerOf[id] = memberId;
+                    out.add(new TopicPartition(name, p));
+                }
             }
-            out.put(topic.getKey(), ids);
         }
-        return out;
+        Set<String> subscribed = view.subscribedTopics();
+        for (Map.Entry<String, Integer> topic : view.partitions().entrySet()) {
+            if (!subscribed.contains(topic.getKey())) {
+                continue;
+            }
+            int first = firstId.get(topic.getKey());
+            int gap = assigned.nextClearBit(first);
+            if (gap < first + topic.getValue()) {
+                throw invalid("the answer leaves " + topic.getKey() + "-" + (gap - first) + " unassigned");
+            }
+        }
+        return assignment;
     }
 
-    private static boolean withholds(JsonNode revoked) throws FallbackException {
-        if (revoked.isMissingNode() || revoked.isNull()) {
+    /** The pairs' order with their topic names ascending (as the indexed form gives them, mostly). */
+    private static int[] byTopicName(Pairs pairs, List<String> names) {
+        int[] order = new int[pairs.size()];
+        boolean sorted = true;
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+            if (i > 0 && names.get(pairs.topic.get(i - 1)).compareTo(names.get(pairs.topic.get(i))) > 0) {
+                sorted = false;
+            }
+        }
+        if (sorted) {
+            return order;
+        }
+        return java.util.stream.IntStream.range(0, order.length).boxed()
+                .sorted(Comparator.comparing(i -> names.get(pairs.topic.get(i))))
+                .mapToInt(Integer::intValue).toArray();
+    }
+
+    private static boolean withholds(Map<String, Pairs> revoked) {
+        if (revoked == null) {
             return false;
         }
-        if (!revoked.isObject()) {
-            throw malformed("'revoked' is not an object");
-        }
-        for (Map.Entry<String, JsonNode> member : revoked.properties()) {
-            for (List<Integer> ids : partitionLists(member.getValue(), "revoked['" + member.getKey() + "']").values()) {
-                if (!ids.isEmpty()) {
-                    return true;
-                }
+        for (Pairs pairs : revoked.values()) {
+            if (pairs.ids.size() > 0) {
+                return true;
             }
         }
         return false;

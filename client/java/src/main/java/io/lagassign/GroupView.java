@@ -1,10 +1,14 @@
 package io.lagassign;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.BitSet;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,33 +42,49 @@ final class GroupView {
     private final String groupId;
     private final SortedMap<String, Member> members;
     private final SortedMap<String, Integer> partitions;
+    /** Member id to its subscribed topics with metadata; members with one subscription share the set. */
+    private final SortedMap<String, SortedSet<String>> knownTopics;
 
     GroupView(String groupId, Map<String, Member> members, Map<String, Integer> partitions) {
         this.groupId = groupId;
         this.members = Collections.unmodifiableSortedMap(new TreeMap<>(members));
         this.partitions = Collections.unmodifiableSortedMap(new TreeMap<>(partitions));
+        Map<Set<String>, SortedSet<String>> shared = new HashMap<>();
+        SortedMap<String, SortedSet<String>> known = new TreeMap<>();
+        this.members.forEach((memberId, member) -> known.put(memberId, shared.computeIfAbsent(member.topics(),
+                topics -> {
+                    SortedSet<String> kept = new TreeSet<>(topics);
+                    kept.retainAll(this.partitions.keySet());
+                    return Collections.unmodifiableSortedSet(kept);
+                })));
+        this.knownTopics = Collections.unmodifiableSortedMap(known);
     }
 
     /** How many partitions the request names: every partition of every subscribed topic with metadata. */
     int partitionCount() {
+        return subscribedTopics().stream().mapToInt(partitions::get).sum();
+    }
+
+    /** The topics with metadata some member subscribes to. */
+    SortedSet<String> subscribedTopics() {
         SortedSet<String> subscribed = new TreeSet<>();
-        memberTopics().values().forEach(subscribed::addAll);
-        return subscribed.stream().mapToInt(partitions::get).sum();
+        new HashSet<>(knownTopics.values()).forEach(subscribed::addAll);
+        return subscribed;
     }
 
     /** The view of a rebalance from Kafka's cluster metadata and the group's subscriptions. */
     static GroupView of(String groupId, Cluster metadata, Map<String, Subscription> subscriptions)
             throws FallbackException {
         Map<String, Member> members = new TreeMap<>();
+        // Members of one group mostly share a subscription: one sorted set per distinct topic list.
+        Map<List<String>, SortedSet<String>> shared = new HashMap<>();
+        subscriptions.forEach((memberId, subscription) -> members.put(memberId, new Member(
+                memberId,
+                shared.computeIfAbsent(subscription.topics(), topics -> new TreeSet<>(topics)),
+                UserDataJson.decodeSubscription(subscription.userData()),
+                subscription.groupInstanceId().orElse(null))));
         Set<String> topics = new TreeSet<>();
-        subscriptions.forEach((memberId, subscription) -> {
-            members.put(memberId, new Member(
-                    memberId,
-                    new TreeSet<>(subscription.topics()),
-                    UserDataJson.decodeSubscription(subscription.userData()),
-                    subscription.groupInstanceId().orElse(null)));
-            topics.addAll(subscription.topics());
-        });
+        new HashSet<>(shared.values()).forEach(topics::addAll);
         return new GroupView(groupId, members, partitionCounts(metadata, topics));
     }
 
@@ -82,13 +102,23 @@ final class GroupView {
             if (infos == null || infos.isEmpty()) {
                 continue;
             }
-            SortedSet<Integer> ids = new TreeSet<>();
-            infos.forEach(info -> ids.add(info.partition()));
-            if (ids.first() != 0 || ids.last() != ids.size() - 1) {
-                throw new FallbackException(FallbackReason.METADATA,
-                        "metadata of topic '" + topic + "' lists partitions " + ids);
+            BitSet ids = new BitSet(infos.size());
+            boolean negative = false;
+            for (PartitionInfo info : infos) {
+                if (info.partition() < 0) {
+                    negative = true;
+                } else {
+                    ids.set(info.partition());
+                }
             }
-            counts.put(topic, ids.size());
+            int count = ids.cardinality();
+            if (negative || ids.nextClearBit(0) != count) {
+                SortedSet<Integer> listed = new TreeSet<>();
+                infos.forEach(info -> listed.add(info.partition()));
+                throw new FallbackException(FallbackReason.METADATA,
+                        "metadata of topic '" + topic + "' lists partitions " + listed);
+            }
+            counts.put(topic, count);
         }
         if (!topics.isEmpty() && counts.isEmpty()) {
             throw new FallbackException(FallbackReason.METADATA, "no subscribed topic has metadata yet");
@@ -109,69 +139,102 @@ final class GroupView {
     }
 
     /** Member id to the subscribed topics the leader has metadata for (possibly none). */
-    Map<String, SortedSet<String>> memberTopics() {
-        Map<String, SortedSet<String>> out = new TreeMap<>();
-        members.forEach((memberId, member) -> {
-            SortedSet<String> known = new TreeSet<>(member.topics());
-            known.retainAll(partitions.keySet());
-            out.put(memberId, known);
-        });
-        return out;
+    SortedMap<String, SortedSet<String>> memberTopics() {
+        return knownTopics;
     }
 
     /**
-     * The {@code POST /assign} request (docs/http-api.md), members with known topics only.
+     * The {@code POST /assign} request (docs/http-api.md), members with known topics only, in the
+     * compact form: each distinct subscription once in {@code subscriptions}, each member naming
+     * its own by index, and the answer asked for in the {@code indexed} form.
      *
      * @param strategy    the sidecar's strategy, or null for its default
      * @param resetPolicy the consumer's {@code auto.offset.reset} (earliest, latest, none), or null
      */
     byte[] requestBody(String strategy, String resetPolicy) {
-        ObjectNode root = UserDataJson.MAPPER.createObjectNode();
-        root.put("group_id", groupId);
-        ArrayNode memberNodes = root.putArray("members");
-        SortedSet<String> subscribed = new TreeSet<>();
-        memberTopics().forEach((memberId, topics) -> {
-            if (topics.isEmpty()) {
-                return;
+        Map<SortedSet<String>, Integer> subscriptionIndex = new LinkedHashMap<>();
+        knownTopics.values().forEach(topics -> {
+            if (!topics.isEmpty()) {
+                subscriptionIndex.putIfAbsent(topics, subscriptionIndex.size());
             }
-            Member member = members.get(memberId);
-            ObjectNode node = memberNodes.addObject();
-            node.put("member_id", memberId);
-            node.put("group_instance_id", member.instanceId());
-            topics.forEach(node.putArray("topics")::add);
-            ObjectNode owned = node.putObject("owned");
-            new TreeMap<>(member.userData().owned()).forEach((topic, ps) -> {
-                Integer count = partitions.get(topic);
-                if (count == null) {
-                    return;
-                }
-                List<Integer> kept = new ArrayList<>();
-                for (int p : ps) {
-                    if (p < count) {
-                        kept.add(p);
-                    }
-                }
-                if (!kept.isEmpty()) {
-                    kept.forEach(owned.putArray(topic)::add);
-                }
-            });
-            node.put("generation", member.userData().generation());
-            node.put("rack", member.userData().rack());
-            subscribed.addAll(topics);
         });
-        ObjectNode counts = root.putObject("partitions");
-        subscribed.forEach(topic -> counts.put(topic, partitions.get(topic)));
-        root.put("protocol", "eager");
-        if (strategy != null) {
-            root.put("strategy", strategy);
+        SortedSet<String> subscribed = subscribedTopics();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        try (JsonGenerator json = UserDataJson.MAPPER.getFactory().createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("group_id", groupId);
+            json.writeArrayFieldStart("subscriptions");
+            for (SortedSet<String> topics : subscriptionIndex.keySet()) {
+                json.writeStartArray();
+                for (String topic : topics) {
+                    json.writeString(topic);
+                }
+                json.writeEndArray();
+            }
+            json.writeEndArray();
+            json.writeArrayFieldStart("members");
+            for (Map.Entry<String, SortedSet<String>> known : knownTopics.entrySet()) {
+                if (known.getValue().isEmpty()) {
+                    continue;
+                }
+                Member member = members.get(known.getKey());
+                json.writeStartObject();
+                json.writeStringField("member_id", known.getKey());
+                json.writeStringField("group_instance_id", member.instanceId());
+                json.writeNumberField("subscription", subscriptionIndex.get(known.getValue()));
+                writeOwned(json, member.userData().owned());
+                json.writeFieldName("generation");
+                if (member.userData().generation() == null) {
+                    json.writeNull();
+                } else {
+                    json.writeNumber(member.userData().generation());
+                }
+                json.writeStringField("rack", member.userData().rack());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeObjectFieldStart("partitions");
+            for (String topic : subscribed) {
+                json.writeNumberField(topic, partitions.get(topic));
+            }
+            json.writeEndObject();
+            json.writeStringField("protocol", "eager");
+            json.writeStringField("answer_form", "indexed");
+            if (strategy != null) {
+                json.writeStringField("strategy", strategy);
+            }
+            if (resetPolicy != null) {
+                json.writeStringField("reset_policy", resetPolicy);
+            }
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the request to memory failed", e);
         }
-        if (resetPolicy != null) {
-            root.put("reset_policy", resetPolicy);
+        return out.toByteArray();
+    }
+
+    /** {@code "owned"}: the owned partitions the leader's metadata knows, topics sorted. */
+    private void writeOwned(JsonGenerator json, Map<String, List<Integer>> owned) throws IOException {
+        json.writeObjectFieldStart("owned");
+        for (Map.Entry<String, List<Integer>> topic : new TreeMap<>(owned).entrySet()) {
+            Integer count = partitions.get(topic.getKey());
+            if (count == null) {
+                continue;
+            }
+            boolean started = false;
+            for (int p : topic.getValue()) {
+                if (p < count) {
+                    if (!started) {
+                        json.writeArrayFieldStart(topic.getKey());
+                        started = true;
+                    }
+                    json.writeNumber(p);
+                }
+            }
+            if (started) {
+                json.writeEndArray();
+            }
         }
-        try {
-            return UserDataJson.MAPPER.writeValueAsBytes(root);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JSON tree failed to serialize", e);
-        }
+        json.writeEndObject();
     }
 }

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +33,28 @@ class AnswerReaderTest {
     private static byte[] answer(String assignment) {
         return ("{\"group_id\":\"orders\",\"strategy\":\"balanced\",\"assignment\":" + assignment + "}")
                 .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static final List<String> TOPICS = List.of("t0", "t1", "unknown");
+
+    /** The same answer in the {@code indexed} form, topics named by their place in {@link #TOPICS}. */
+    private static byte[] indexed(String assignment) {
+        try {
+            JsonNode nested = UserDataJson.MAPPER.readTree(assignment);
+            ObjectNode request = UserDataJson.MAPPER.createObjectNode().put("answer_form", "indexed");
+            ObjectNode partitions = request.putObject("partitions");
+            TOPICS.forEach(topic -> partitions.put(topic, 1));
+            ObjectNode answer = UserDataJson.MAPPER.createObjectNode().put("strategy", "balanced");
+            answer.set("assignment", nested);
+            answer.putObject("revoked");
+            return FakeSidecar.inRequestedForm(request, answer).toString().getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] inForm(String form, String assignment) {
+        return "indexed".equals(form) ? indexed(assignment) : answer(assignment);
     }
 
     private static FallbackReason refusal(byte[] body) {
@@ -76,6 +102,55 @@ class AnswerReaderTest {
         assertEquals(FallbackReason.MALFORMED, refusal(body.getBytes(StandardCharsets.UTF_8)));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"topics", "indexed"})
+    void bothFormsReadAsTheSameAssignment(String form) throws FallbackException {
+        AnswerReader.Answer read = AnswerReader.read(
+                inForm(form, "{\"c-1\":{\"t0\":[0,3],\"t1\":[0,1]},\"c-2\":{\"t0\":[1]},\"c-3\":{\"t0\":[2]}}"),
+                VIEW);
+        Map<String, List<TopicPartition>> expected = new TreeMap<>();
+        expected.put("c-1", List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 3),
+                new TopicPartition("t1", 0), new TopicPartition("t1", 1)));
+        expected.put("c-2", List.of(new TopicPartition("t0", 1)));
+        expected.put("c-3", List.of(new TopicPartition("t0", 2)));
+        assertEquals(expected, read.assignment());
+        assertEquals("balanced", read.strategy());
+    }
+
+    @Test
+    void theIndexedFormNamesTopicsByTheirPlaceInTopics() throws FallbackException {
+        byte[] body = ("{\"assignment\":{\"c-1\":[[0,[0,1]],[1,[3]]],\"c-2\":[[1,[0,1]]],\"c-3\":[[1,[2]]]},"
+                + "\"topics\":[\"t1\",\"t0\"],\"revoked\":{\"c-1\":[],\"c-2\":[],\"c-3\":[]}}")
+                .getBytes(StandardCharsets.UTF_8);
+        Map<String, List<TopicPartition>> assignment = AnswerReader.read(body, VIEW).assignment();
+        assertEquals(List.of(new TopicPartition("t0", 3), new TopicPartition("t1", 0), new TopicPartition("t1", 1)),
+                assignment.get("c-1"));
+        assertEquals(List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 1)), assignment.get("c-2"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"topics\": \"t0\", \"assignment\": {}}",
+        "{\"topics\": [\"t0\", 1], \"assignment\": {}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": {\"t0\": [0]}}}",
+        "{\"assignment\": {\"c-1\": [[0, [0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [0]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0], 1]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[1, [0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[-1, [0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[true, [0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0.0, [0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, \"0\"]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0, true]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [1.0]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [4294967296]]]}}",
+        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0]], [0, [1]]]}}",
+    })
+    void malformedIndexedAnswersAreRefused(String body) {
+        assertEquals(FallbackReason.MALFORMED, refusal(body.getBytes(StandardCharsets.UTF_8)));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "member missing        | {'c-1':{'t0':[0,1,2,3],'t1':[0,1]},'c-2':{}}",
@@ -90,6 +165,7 @@ class AnswerReaderTest {
     })
     void invalidAnswersAreRefused(String rule, String assignment) {
         assertEquals(FallbackReason.INVALID, refusal(answer(assignment.replace('\'', '"'))), rule);
+        assertEquals(FallbackReason.INVALID, refusal(indexed(assignment.replace('\'', '"'))), rule + " (indexed)");
     }
 
     @Test

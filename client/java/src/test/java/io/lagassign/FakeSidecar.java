@@ -88,7 +88,7 @@ final class FakeSidecar implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                send(exchange, 200, answer.toString());
+                send(exchange, 200, inRequestedForm(request, answer).toString());
             }
             case STATUS_500 -> send(exchange, 500, "Internal Server Error");
             case HTML_404 -> send(exchange, 404, HTML_PAGE, "text/html; charset=utf-8");
@@ -97,18 +97,18 @@ final class FakeSidecar implements AutoCloseable {
                 lag.put("source", "none");
                 lag.put("complete", false);
                 lag.put("unknown_partitions", 0);
-                send(exchange, 200, answer.toString());
+                send(exchange, 200, inRequestedForm(request, answer).toString());
             }
             case LAG_PARTIAL -> {
                 ObjectNode lag = (ObjectNode) answer.get("lag");
                 lag.put("complete", false);
                 lag.put("unknown_partitions", 2);
-                send(exchange, 200, answer.toString());
+                send(exchange, 200, inRequestedForm(request, answer).toString());
             }
             case MALFORMED_JSON -> send(exchange, 200, "{\"assignment\": {\"c-1\": ");
             case MISSING_PARTITION -> {
                 firstList(answer).remove(0);
-                send(exchange, 200, answer.toString());
+                send(exchange, 200, inRequestedForm(request, answer).toString());
             }
             case PARTITION_TWICE -> {
                 ArrayNode first = firstList(answer);
@@ -120,9 +120,9 @@ final class FakeSidecar implements AutoCloseable {
                         break;
                     }
                 }
-                send(exchange, 200, answer.toString());
+                send(exchange, 200, inRequestedForm(request, answer).toString());
             }
-            default -> send(exchange, 200, answer.toString());
+            default -> send(exchange, 200, inRequestedForm(request, answer).toString());
         }
     }
 
@@ -154,7 +154,9 @@ final class FakeSidecar implements AutoCloseable {
         for (JsonNode member : request.get("members")) {
             String memberId = member.get("member_id").textValue();
             memberIds.add(memberId);
-            for (JsonNode topic : member.get("topics")) {
+            JsonNode topics = member.has("topics") ? member.get("topics")
+                    : request.get("subscriptions").get(member.get("subscription").intValue());
+            for (JsonNode topic : topics) {
                 subscribers.computeIfAbsent(topic.textValue(), t -> new ArrayList<>()).add(memberId);
             }
         }
@@ -186,6 +188,39 @@ final class FakeSidecar implements AutoCloseable {
 
     private static void send(HttpExchange exchange, int status, String body) throws IOException {
         send(exchange, status, body, "application/json");
+    }
+
+    /**
+     * The answer (built in the {@code topics} form) in the form the request asks for: with
+     * {@code answer_form: indexed}, a {@code topics} list in the order of the request's
+     * {@code partitions} and {@code [[topic_index, [partition, ...]], ...]} per member.
+     */
+    static ObjectNode inRequestedForm(JsonNode request, ObjectNode answer) {
+        if (!"indexed".equals(request.path("answer_form").textValue())) {
+            return answer;
+        }
+        List<String> topics = new ArrayList<>();
+        request.get("partitions").fieldNames().forEachRemaining(topics::add);
+        ObjectNode indexed = answer.deepCopy();
+        ArrayNode names = UserDataJson.MAPPER.createArrayNode();
+        topics.forEach(names::add);
+        indexed.set("topics", names);
+        for (String key : List.of("assignment", "revoked")) {
+            ObjectNode members = UserDataJson.MAPPER.createObjectNode();
+            for (Map.Entry<String, JsonNode> member : answer.get(key).properties()) {
+                ArrayNode pairs = members.putArray(member.getKey());
+                for (int i = 0; i < topics.size(); i++) {
+                    JsonNode partitions = member.getValue().path(topics.get(i));
+                    if (partitions.isArray() && !partitions.isEmpty()) {
+                        ArrayNode pair = pairs.addArray();
+                        pair.add(i);
+                        pair.add(partitions.deepCopy());
+                    }
+                }
+            }
+            indexed.set(key, members);
+        }
+        return indexed;
     }
 
     private static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {

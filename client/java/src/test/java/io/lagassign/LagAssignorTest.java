@@ -80,6 +80,12 @@ class LagAssignorTest {
             assertEquals("latest", request.get("reset_policy").textValue());
             assertEquals("balanced", request.get("strategy").textValue());
             assertEquals("eager", request.get("protocol").textValue());
+            assertEquals("indexed", request.get("answer_form").textValue());
+            assertEquals("[[\"t0\",\"t1\"]]", request.get("subscriptions").toString());
+            for (JsonNode member : request.get("members")) {
+                assertEquals(0, member.get("subscription").intValue(), member.toString());
+                assertTrue(member.path("topics").isMissingNode(), member.toString());
+            }
             assertEquals("web-2", request.get("members").get(1).get("group_instance_id").textValue());
             assertEquals(4, request.get("partitions").get("t0").intValue());
             for (Assignment given : assignment.groupAssignment().values()) {
