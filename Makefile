@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
-	clean demo bench-shim dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak
+	clean demo bench-shim bench-shim-scale dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak
 
 install: $(VENV)/.installed
 
@@ -111,6 +111,10 @@ soak: install kafka-dist
 # The consumer-side shim: assign() time, fallback time, a soak of faulty rebalances.
 bench-shim: install kafka-dist
 	$(PY) -m bench.shim
+
+# Both shims' own time (build the request, check the answer) at 2,000 x 1,000,000 partitions.
+bench-shim-scale: install
+	$(PY) -m bench.shim_scale
 
 # The headline figure: real consumers at a bounded rate drain skewed backlogs under each
 # assignor; catch-up time against the lower bound. Every scenario, both starts (~25 min).

@@ -7,6 +7,7 @@ the fault-injecting sidecar do not depend on the service's strategies.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 FULL_LAG: dict[str, Any] = {
@@ -126,3 +127,10 @@ def giving_a_partition_twice(answer: dict[str, Any]) -> dict[str, Any]:
             broken["assignment"] = in_form_of(broken, assignment)
             return broken
     raise ValueError("the answer has a single member; nobody else can get the partition")
+
+
+def as_lists(
+    assignment: Mapping[str, Mapping[str, Sequence[int]]],
+) -> dict[str, dict[str, list[int]]]:
+    """A checked assignment (partition ids as tuples) with lists, to compare with literals."""
+    return {m: {t: list(ps) for t, ps in topics.items()} for m, topics in assignment.items()}

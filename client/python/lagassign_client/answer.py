@@ -16,15 +16,21 @@ eager, so nothing may be withheld in ``revoked``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import add, ge, itemgetter
-from typing import Any
+from operator import add, attrgetter, ge, itemgetter
+from typing import Annotated, Any
 
 from lagassign_client import wire
 from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
 from lagassign_client.group import Assignment, GroupView
 from lagassign_client.wire import paused_gc
+
+try:
+    import msgspec
+except ImportError:  # without the fast extra: every answer takes the general path
+    msgspec = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +68,7 @@ class AnswerLag:
 
 @dataclass(frozen=True, slots=True)
 class SidecarAnswer:
-    """A checked answer: every subscriber listed, partition lists sorted."""
+    """A checked answer: every subscriber listed, partition ids (tuples) ascending."""
 
     assignment: Assignment
     strategy: str | None
@@ -72,9 +78,11 @@ class SidecarAnswer:
 _PAIRS = "a list of [topic_index, [partition, ...]] pairs"
 _first = itemgetter(0)
 _second = itemgetter(1)
+_topic = attrgetter("topic")
+_partitions = attrgetter("partitions")
 
-# Per member: indices into the answer's topic names, and the partition list of each.
-Pairs = tuple[list[int], list[list[int]]]
+# Per member: indices into the answer's topic names, and the partition ids of each.
+Pairs = tuple[list[int], list[Sequence[int]]]
 
 
 def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
@@ -86,7 +94,7 @@ def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
     if set(map(type, value)) != {list} or set(map(len, value)) != {2}:
         raise MalformedAnswer(f"{where} is not {_PAIRS}")
     indices: list[int] = list(map(_first, value))
-    partitions: list[list[int]] = list(map(_second, value))
+    partitions: list[Sequence[int]] = list(map(_second, value))
     if set(map(type, indices)) != {int} or min(indices) < 0 or max(indices) >= topics:
         raise MalformedAnswer(f"{where} names a topic index that is not in 'topics'")
     if set(map(type, partitions)) != {list} or not set(
@@ -95,7 +103,7 @@ def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
         raise MalformedAnswer(f"{where} is not {_PAIRS} (partition ids are integers)")
     if len(set(indices)) != len(indices):
         raise MalformedAnswer(f"{where} lists a topic index twice")
-    return indices, partitions
+    return indices, list(map(tuple, partitions))
 
 
 def _nested_pairs(value: object, where: str, names: list[str], index: dict[str, int]) -> Pairs:
@@ -103,7 +111,7 @@ def _nested_pairs(value: object, where: str, names: list[str], index: dict[str, 
     if not isinstance(value, dict):
         raise MalformedAnswer(f"{where} is not an object")
     indices: list[int] = []
-    partitions: list[list[int]] = []
+    partitions: list[Sequence[int]] = []
     for topic, ids in sorted(value.items()):
         if not isinstance(ids, list) or not all(type(p) is int for p in ids):
             raise MalformedAnswer(f"{where}[{topic!r}] is not a list of partition ids")
@@ -112,7 +120,7 @@ def _nested_pairs(value: object, where: str, names: list[str], index: dict[str, 
             i = index[topic] = len(names)
             names.append(topic)
         indices.append(i)
-        partitions.append(sorted(ids))
+        partitions.append(tuple(sorted(ids)))
     return indices, partitions
 
 
@@ -165,8 +173,13 @@ def _given_twice(names: list[str], given: dict[str, Pairs]) -> str:
     raise AssertionError("no partition given twice")
 
 
-def _check(view: GroupView, names: list[str], given: dict[str, Pairs]) -> None:
-    """Every rule of the module's docstring, in bulk; the slow search only to name a problem."""
+def _check(
+    view: GroupView, names: list[str], given: dict[str, Pairs], nonnegative: bool = False
+) -> None:
+    """Every rule of the module's docstring, in bulk; the slow search only to name a problem.
+
+    ``nonnegative``: the decoder has already refused negative partition ids.
+    """
     topics_of = {m: ts for m, ts in view.known_topics.items() if ts}
     missing = topics_of.keys() - given.keys()
     if missing:
@@ -182,6 +195,8 @@ def _check(view: GroupView, names: list[str], given: dict[str, Pairs]) -> None:
         total += view.partitions[topic]
     # Partition p of topic t is number first_id[t] + p of the group: one int per partition.
     offsets = [first_id.get(name, -1) for name in names]
+    # Below the smallest partition count, no partition id can be beyond its topic's.
+    smallest = min(counts, default=0)
     allowed_of: dict[tuple[str, ...], set[int] | None] = {}
     numbers: list[int] = []
     for member_id, (indices, partitions) in given.items():
@@ -209,8 +224,9 @@ def _check(view: GroupView, names: list[str], given: dict[str, Pairs]) -> None:
                     raise InvalidAnswer(
                         f"the answer gives {names[i]!r} to {member_id!r}, not subscribed"
                     )
-        if min(map(min, partitions)) < 0 or any(
-            map(ge, map(max, partitions), map(counts.__getitem__, indices))
+        if (not nonnegative and min(map(min, partitions)) < 0) or (
+            max(map(max, partitions)) >= smallest
+            and any(map(ge, map(max, partitions), map(counts.__getitem__, indices)))
         ):
             where = _unknown_partition(names, (indices, partitions), counts)
             raise InvalidAnswer(f"the answer gives unknown partition {where}")
@@ -238,6 +254,63 @@ def _check(view: GroupView, names: list[str], given: dict[str, Pairs]) -> None:
                 raise InvalidAnswer(f"the answer leaves {topic} partitions {left[:10]} unassigned")
 
 
+if msgspec is not None:
+
+    class _Pair(msgspec.Struct, array_like=True, gc=False, forbid_unknown_fields=True):
+        """``[topic_index, [partition, ...]]``: its ints checked by the decoder, not tracked
+        by the garbage collector (a million of them would make every collection crawl)."""
+
+        topic: Annotated[int, msgspec.Meta(ge=0)]
+        partitions: tuple[Annotated[int, msgspec.Meta(ge=0)], ...]
+
+    class _IndexedAnswer(msgspec.Struct, gc=False):
+        """A well-formed answer in the ``indexed`` form; anything else takes the general path."""
+
+        topics: list[str]
+        assignment: dict[str, list[_Pair]]
+        revoked: dict[str, list[_Pair]] | None = None
+        strategy: Any = None
+        lag: Any = None
+        stats: Any = None
+
+    _decode_indexed = msgspec.json.Decoder(_IndexedAnswer).decode
+
+
+def _read_indexed(raw: bytes) -> tuple[list[str], dict[str, Pairs], dict[str, Any]] | None:
+    """A well-formed ``indexed`` answer decoded straight into pairs (with msgspec), or None."""
+    if wire.CODEC != "msgspec":
+        return None
+    try:
+        answer = _decode_indexed(raw)
+    except msgspec.DecodeError:  # not this shape: the general path says what is wrong
+        return None
+    names = answer.topics
+    given: dict[str, Pairs] = {}
+    for member_id, pairs in answer.assignment.items():
+        indices = list(map(_topic, pairs))
+        if indices and (max(indices) >= len(names) or len(set(indices)) != len(indices)):
+            return None
+        given[member_id] = (indices, list(map(_partitions, pairs)))
+    revoked = [p for pairs in (answer.revoked or {}).values() for p in pairs]
+    if any(p.topic >= len(names) for p in revoked):
+        return None
+    withheld = any(p.partitions for p in revoked)
+    rest = {"strategy": answer.strategy, "lag": answer.lag, "stats": answer.stats}
+    return names, given, {**rest, "withheld": withheld, "nonnegative": True}
+
+
+def _read_general(raw: bytes) -> tuple[list[str], dict[str, Pairs], dict[str, Any]]:
+    """Any answer, its shape checked step by step (each problem named)."""
+    try:
+        body = wire.loads(raw)
+    except ValueError as exc:
+        raise MalformedAnswer(f"the answer is not JSON: {exc}") from None
+    if not isinstance(body, dict) or not isinstance(body.get("assignment"), dict):
+        raise MalformedAnswer("the answer has no 'assignment' object")
+    names, given = _given(body, "assignment")
+    return names, given, {**body, "withheld": _withheld(body), "nonnegative": False}
+
+
 def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
     """Parse and check one answer for ``view``, in either answer form.
 
@@ -247,18 +320,12 @@ def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
     are sorted here.
     """
     with paused_gc():
-        try:
-            body = wire.loads(raw)
-        except ValueError as exc:
-            raise MalformedAnswer(f"the answer is not JSON: {exc}") from None
-        if not isinstance(body, dict) or not isinstance(body.get("assignment"), dict):
-            raise MalformedAnswer("the answer has no 'assignment' object")
-        names, given = _given(body, "assignment")
-        if _withheld(body):
+        names, given, body = _read_indexed(raw) or _read_general(raw)
+        if body["withheld"]:
             raise InvalidAnswer(
                 "the answer withholds partitions in 'revoked' in an eager rebalance"
             )
-        _check(view, names, given)
+        _check(view, names, given, nonnegative=body.get("nonnegative") is True)
         assignment: Assignment = {s.member_id: {} for s in view.subscribers}
         for member_id, (indices, partitions) in given.items():
             assignment[member_id] = dict(

@@ -17,7 +17,7 @@ from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
 from lagassign_client.userdata import SubscriptionUserData
 
 # member id -> topic -> sorted partition ids
-Assignment = dict[str, dict[str, list[int]]]
+Assignment = dict[str, dict[str, Sequence[int]]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ def _range_assignment(cluster: Any, members: list[Any]) -> Assignment:
         topics: dict[str, list[int]] = {}
         for tp in given.partitions():
             topics.setdefault(tp.topic, []).append(tp.partition)
-        assignment[member_id] = topics
+        assignment[member_id] = dict(topics)
     return assignment
 
 

@@ -338,13 +338,14 @@ final class AnswerReader {
             counts[i] = first == null ? 0 : view.partitions().get(names.get(i));
         }
         BitSet assigned = new BitSet(total);
-        String[] ownerOf = new String[total];
+        List<String> memberIds = new ArrayList<>(given.keySet());
+        int[] ownerOf = new int[total];
         Map<Set<String>, boolean[]> allowedOf = new IdentityHashMap<>();
         Map<String, List<TopicPartition>> assignment = new TreeMap<>();
         view.members().keySet().forEach(memberId -> assignment.put(memberId, new ArrayList<>()));
-        for (Map.Entry<String, Pairs> member : given.entrySet()) {
-            String memberId = member.getKey();
-            Pairs pairs = member.getValue();
+        for (int ordinal = 0; ordinal < memberIds.size(); ordinal++) {
+            String memberId = memberIds.get(ordinal);
+            Pairs pairs = given.get(memberId);
             boolean[] allowed = allowedOf.computeIfAbsent(topicsOf.get(memberId), topics -> {
                 boolean[] in = new boolean[names.size()];
                 for (int i = 0; i < in.length; i++) {
@@ -352,7 +353,8 @@ final class AnswerReader {
                 }
                 return in;
             });
-            List<TopicPartition> out = assignment.get(memberId);
+            List<TopicPartition> out = new ArrayList<>(pairs.ids.size());
+            assignment.put(memberId, out);
             for (int i : byTopicName(pairs, names)) {
                 int from = pairs.start(i);
                 int to = pairs.end.get(i);
@@ -367,19 +369,20 @@ final class AnswerReader {
                 if (!allowed[topic]) {
                     throw invalid("the answer gives '" + name + "' to '" + memberId + "', not subscribed");
                 }
-                int[] ids = Arrays.copyOfRange(pairs.ids.values, from, to);
-                Arrays.sort(ids);
-                for (int p : ids) {
+                int[] ids = pairs.ids.values;
+                Arrays.sort(ids, from, to);
+                for (int k = from; k < to; k++) {
+                    int p = ids[k];
                     if (p < 0 || p >= counts[topic]) {
                         throw invalid("the answer gives unknown partition " + new TopicPartition(name, p));
                     }
                     int id = offsets[topic] + p;
                     if (assigned.get(id)) {
-                        throw invalid("the answer gives " + new TopicPartition(name, p) + " to both '" + ownerOf[id]
-                                + "' and '" + memberId + "'");
+                        throw invalid("the answer gives " + new TopicPartition(name, p) + " to both '"
+                                + memberIds.get(ownerOf[id]) + "' and '" + memberId + "'");
                     }
                     assigned.set(id);
-                    ownerOf[id] = memberId;
+                    ownerOf[id] = ordinal;
                     out.add(new TopicPartition(name, p));
                 }
             }

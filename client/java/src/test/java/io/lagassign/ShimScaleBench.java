@@ -1,0 +1,108 @@
+package io.lagassign;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.common.Cluster;
+
+/**
+ * The Java shim's own time at scale, in the JVM (bench/shim.py runs it): building the
+ * {@code POST /assign} request from Kafka's metadata and subscriptions ({@link GroupView#of} and
+ * {@link GroupView#requestBody}), and reading and checking the answer ({@link AnswerReader#read}).
+ * One JSON line on stdout.
+ *
+ * <pre>
+ * java -cp CLASSPATH io.lagassign.ShimScaleBench MEMBERS TOPICS PARTITIONS_PER_TOPIC ANSWER_FILE RUNS
+ * </pre>
+ *
+ * <p>The group: members {@code consumer-0000...}, every one subscribed to topics
+ * {@code topic-000...}, nothing owned. ANSWER_FILE is the sidecar's answer to that group's
+ * request (bench/shim.py makes it with the service's own code).
+ */
+public final class ShimScaleBench {
+    private static final int WARMUP = 5;
+
+    private ShimScaleBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: MEMBERS TOPICS PARTITIONS_PER_TOPIC ANSWER_FILE RUNS");
+            System.exit(2);
+        }
+        int members = Integer.parseInt(args[0]);
+        int topics = Integer.parseInt(args[1]);
+        int perTopic = Integer.parseInt(args[2]);
+        byte[] answer = Files.readAllBytes(Path.of(args[3]));
+        int runs = Integer.parseInt(args[4]);
+
+        Map<String, Integer> counts = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        for (int t = 0; t < topics; t++) {
+            String topic = String.format(Locale.ROOT, "topic-%03d", t);
+            names.add(topic);
+            counts.put(topic, perTopic);
+        }
+        Cluster cluster = Groups.cluster(counts);
+        ByteBuffer nothingOwned = UserDataJson.encode(SubscriptionUserData.NOTHING_KNOWN);
+        Map<String, Subscription> subscriptions = new HashMap<>();
+        for (int m = 0; m < members; m++) {
+            // Each member's own copy of the topic list, as Kafka decodes each member's metadata.
+            subscriptions.put(String.format(Locale.ROOT, "consumer-%04d", m),
+                    Groups.subscription(new ArrayList<>(names), nothingOwned.duplicate(), null));
+        }
+
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        double[][] times = new double[4][runs];
+        int requestBytes = 0;
+        int assigned = 0;
+        for (int i = -WARMUP; i < runs; i++) {
+            long started = System.nanoTime();
+            long startedCpu = threads.getCurrentThreadCpuTime();
+            GroupView view = GroupView.of("bench-shim.scale", cluster, subscriptions);
+            byte[] request = view.requestBody("balanced", null);
+            long built = System.nanoTime();
+            long builtCpu = threads.getCurrentThreadCpuTime();
+            AnswerReader.Answer read = AnswerReader.read(answer, view);
+            long checked = System.nanoTime();
+            long checkedCpu = threads.getCurrentThreadCpuTime();
+            if (i >= 0) {
+                times[0][i] = (built - started) / 1e9;
+                times[1][i] = (builtCpu - startedCpu) / 1e9;
+                times[2][i] = (checked - built) / 1e9;
+                times[3][i] = (checkedCpu - builtCpu) / 1e9;
+            }
+            requestBytes = request.length;
+            assigned = read.assignment().values().stream().mapToInt(List::size).sum();
+        }
+        System.out.printf(Locale.ROOT,
+                "{\"members\": %d, \"partitions\": %d, \"runs\": %d, \"request_bytes\": %d, \"answer_bytes\": %d,"
+                        + " \"assigned\": %d, \"build_request_s_p50\": %.4f, \"build_request_s_max\": %.4f,"
+                        + " \"build_request_cpu_s_p50\": %.4f, \"build_request_cpu_s_max\": %.4f,"
+                        + " \"check_answer_s_p50\": %.4f, \"check_answer_s_max\": %.4f,"
+                        + " \"check_answer_cpu_s_p50\": %.4f, \"check_answer_cpu_s_max\": %.4f}%n",
+                members, topics * perTopic, runs, requestBytes, answer.length, assigned,
+                median(times[0]), max(times[0]), median(times[1]), max(times[1]),
+                median(times[2]), max(times[2]), median(times[3]), max(times[3]));
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static double max(double[] values) {
+        return Arrays.stream(values).max().orElse(Double.NaN);
+    }
+}
