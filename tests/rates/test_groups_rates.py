@@ -13,6 +13,7 @@ from lagassign.groups.page import render_group
 from lagassign.groups.rates import group_rates
 from lagassign.groups.report import group_report, live_assignment
 from lagassign.groups.sparkline import lag_sparkline
+from lagassign.http.schemas_groups import GroupOut
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.metrics.rates import RatesCollector
@@ -71,9 +72,10 @@ def test_totals_worked_example() -> None:
 def test_report_json_has_rates_per_partition_member_and_group() -> None:
     window, snapshot = filled()
     rates = group_rates(snapshot, window, live_assignment(snapshot))
-    report = group_report(
+    built = group_report(
         "g", snapshot, [], default_strategy="balanced", now=snapshot.as_of, rates=rates
-    ).to_json()
+    )
+    report = GroupOut.of(built, None).model_dump()
     p0, p1 = report["partitions"]
     assert (p0["lag_seconds"], p0["produce_rate"], p0["consume_rate"]) == (60.0, 10.0, 0.0)
     assert (p1["lag_seconds"], p1["produce_rate"], p1["consume_rate"]) == (0.0, 0.0, 0.0)
@@ -88,7 +90,9 @@ def test_report_json_has_rates_per_partition_member_and_group() -> None:
 
 def test_report_without_a_window_says_null_not_zero() -> None:
     snapshot = shot(3)
-    report = group_report("g", snapshot, [], default_strategy="balanced", now=T0).to_json()
+    report = GroupOut.of(
+        group_report("g", snapshot, [], default_strategy="balanced", now=T0), None
+    ).model_dump()
     assert report["partitions"][0]["lag_seconds"] is None
     assert report["partitions"][0]["produce_rate"] is None
     assert report["members"][0]["lag_seconds_max"] is None
@@ -108,10 +112,11 @@ def test_page_shows_time_lag_and_an_svg_line_per_member_without_script() -> None
 
 
 def test_sparkline_worked_example() -> None:
-    svg = lag_sparkline([(0, 0), (10_000, 50), (20_000, 100)], "m")
-    assert 'points="2.0,22.0 60.0,12.0 118.0,2.0"' in svg
-    assert "lag over 20 s: 0 to 100" in svg
-    assert lag_sparkline([(0, 5)], "m") == ""
+    line = lag_sparkline([(0, 0), (10_000, 50), (20_000, 100)])
+    assert line is not None
+    assert line.points == "2.0,22.0 60.0,12.0 118.0,2.0"
+    assert line.title == "lag over 20 s: 0 to 100"
+    assert lag_sparkline([(0, 5)]) is None
 
 
 def test_metrics_worst_time_lag_and_rates_behind_the_switch() -> None:

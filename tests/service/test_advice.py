@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from lagassign.groups.advice import AdvicePolicy, AdviceState, Outcome, advise
+from lagassign.http.schemas_groups import AdviceOut
 from lagassign.lagview.snapshot import GroupSnapshot
 from tests.service.group_builders import AS_OF, snapshot_of
 
@@ -181,7 +182,7 @@ def test_consumer_protocol_and_unstable_groups_are_not_advised() -> None:
 
 def test_json_shape() -> None:
     (o,) = run([(0, skewed())])
-    body = o.advice.to_json()
+    body = AdviceOut.of(o.advice).model_dump()
     assert body["advised"] is False
     assert body["worst_lag_now"] == 1700
     assert body["worst_lag_after"] == 910

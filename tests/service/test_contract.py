@@ -5,8 +5,10 @@
 checked, with ``jsonschema``, against the schema the running app serves for that route
 and status (``#/components/schemas/...`` refs resolved in the same document), so a
 field the encoder adds, drops or types differently fails here, and so does a status
-the route answers but does not declare. ``GET /groups`` and ``GET /groups/{group_id}``
-declare no response model for their 200 JSON yet; their errors are checked.
+the route answers but does not declare. The same holds for ``GET /groups``,
+``GET /groups/{group_id}`` and its ``/advice``: every kind of group (classic, on the
+consumer protocol, unknown to Kafka, cold with nothing committed, failing) on a fake
+lag view, and on the real broker a cold sidecar reading live groups of both protocols.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import jsonschema
@@ -28,8 +31,11 @@ from lagassign.core.strategies import STRATEGIES
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
+from tests.service.group_builders import snapshot_of as group_snapshot
 from tests.service.serving import served
 
 pytestmark = pytest.mark.anyio
@@ -203,6 +209,7 @@ async def test_the_token_and_the_groups_routes_refuse_in_the_declared_shape() ->
             ("/assign", "post", "/assign"),
             ("/groups", "get", "/groups"),
             ("/groups/orders", "get", "/groups/{group_id}"),
+            ("/groups/orders/advice", "get", "/groups/{group_id}/advice"),
         ):
             response = await client.request(method, path, json=body())
             assert response.status_code == 401
@@ -214,16 +221,140 @@ async def test_the_token_and_the_groups_routes_refuse_in_the_declared_shape() ->
         assert (error["code"], error["details"]) == ("not_found", {"group_id": "never-seen"})
 
 
-async def test_groups_json_has_no_declared_response_model_yet() -> None:
-    """The gap, kept visible: ``/groups`` JSON has no wire model, so nothing to check it by.
+GROUP_ROUTE, ADVICE_ROUTE = "/groups/{group_id}", "/groups/{group_id}/advice"
+BROWSER = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+NO_HOLD = {"LAGASSIGN_ADVICE_HOLD_S": "0", "LAGASSIGN_ADVICE_COOLDOWN_S": "0"}
 
-    When a route declares one, this fails: check its JSON against it here instead.
-    """
+
+def live(group_id: str, **changes: Any) -> GroupSnapshot:
+    """Two live members on range's lopsided layout, read just now."""
+    return group_snapshot(
+        group_id,
+        {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}},
+        {"t0": [900, 800, 10, 10]},
+        as_of=datetime.now(UTC),
+        **changes,
+    )
+
+
+async def check_group(
+    client: httpx.AsyncClient, spec: dict[str, Any], group_id: str, status: int = 200
+) -> dict[str, Any]:
+    """``GET /groups/{group_id}`` as JSON, checked; and its page is HTML when it exists."""
+    path = "/groups/" + quote(group_id, safe="")
+    response = await client.get(path)
+    assert response.status_code == status, response.text
+    answer = check(spec, GROUP_ROUTE, "get", response)
+    page = await client.get(path, headers=BROWSER)
+    assert page.status_code == status
+    if status == 200:
+        assert page.headers["content-type"].startswith("text/html")
+    return answer
+
+
+async def check_advice(
+    client: httpx.AsyncClient, spec: dict[str, Any], group_id: str, status: int = 200
+) -> dict[str, Any]:
+    response = await client.get("/groups/" + quote(group_id, safe="") + "/advice")
+    assert response.status_code == status, response.text
+    return check(spec, ADVICE_ROUTE, "get", response)
+
+
+async def test_every_groups_answer_is_the_json_its_schema_declares(tmp_path: Path) -> None:
+    weights = tmp_path / "weights.json"
+    as_of = datetime.now(UTC) - timedelta(seconds=5)
+    write_forecast_weights(
+        weights,
+        ForecastWeights(
+            generated_at=as_of,
+            horizon_seconds=300,
+            window_seconds=900,
+            groups=(GroupForecast("default", "orders", as_of, {"t0": (5, 1, 1, 2)}),),
+        ),
+    )
+    view = FakeLagView(
+        {
+            "orders": live("orders"),
+            "kip848": live("kip848", protocol_type="consumer"),
+            # Nobody ever committed and nobody is in it: every lag unknown, no what-if.
+            "cold": group_snapshot("cold", {}, {"t0": [None, None]}, state="Empty"),
+            "failing": live("failing", error="GroupReadError: group 'failing': timed out"),
+        }
+    )
+    app = app_with({"LAGASSIGN_WEIGHTS_PATH": str(weights), **NO_HOLD}, lag_view=view)
+    async with served(app) as client:
+        spec = await openapi(client)
+        # The advice route answers before any refresh weighed the group, and after.
+        early = await check_advice(client, spec, "orders")
+        assert early["reason"] == "no refresh has weighed this group yet"
+        tracker = sidecar_of(app).advice
+        assert tracker is not None
+        fresh = list(view.snapshots().values())
+        await tracker.refreshed(Refresh(duration_s=0.01, ok=True, fresh=fresh))
+        members = [{"member_id": m, "topics": ["t0"]} for m in ("c-1", "c-2")]
+        sent = {"group_id": "orders", "members": members, "partitions": {"t0": 4}}
+        answered = await client.post("/assign", json=sent)
+        assert answered.status_code == 200, answered.text
+        # A group Kafka does not know, listed only because the service answered for it.
+        what_if = without_lags(group_id="what-if") | {"lags": {"t0": [1, 2, 3, 4], "t1": [0, 0]}}
+        assert (await client.post("/assign", json=what_if)).status_code == 200
+
+        orders = await check_group(client, spec, "orders")
+        assert orders["advice"] is not None
+        assert orders["advice"]["advised"] is True
+        assert orders["last_answers"]
+        assert orders["skew"]["default_strategy_now"] is not None
+        assert orders["live_vs_last_answer"]["status"] in {"pending", "differs"}
+        assert (await check_advice(client, spec, "orders"))["advised"] is True
+        kip848 = await check_group(client, spec, "kip848")
+        assert kip848["header"]["protocol_note"] is not None
+        assert (await check_advice(client, spec, "kip848"))["advised"] is False
+        cold = await check_group(client, spec, "cold")
+        assert cold["header"]["unknown_partitions"] == 2
+        assert cold["members"] == []
+        assert cold["skew"]["default_strategy_now"] is None
+        assert cold["skew"]["default_strategy_now_unavailable"] is not None
+        failing = await check_group(client, spec, "failing")
+        assert failing["freshness"]["stale"] is True
+        unknown = await check_group(client, spec, "what-if")
+        assert unknown["freshness"]["as_of"] is None
+        assert unknown["last_answers"][0]["lag_source"] == "request"
+        await check_advice(client, spec, "what-if", 404)
+        await check_group(client, spec, "never-seen", 404)
+        await check_advice(client, spec, "never-seen", 404)
+
+        listing = check(spec, "/groups", "get", await client.get("/groups"))
+        assert [g["group_id"] for g in listing["groups"]] == [
+            "cold",
+            "failing",
+            "kip848",
+            "orders",
+            "what-if",
+        ]
+        assert listing["forecast_weights"]["file"] == "loaded"
+        page = await client.get("/groups", headers=BROWSER)
+        assert page.headers["content-type"].startswith("text/html")
+    for path in ("/groups", GROUP_ROUTE):
+        assert "text/html" in spec["paths"][path]["get"]["responses"]["200"]["content"]
+
+
+async def test_groups_without_a_lag_view_answer_as_the_schema_says() -> None:
     async with served(app_with()) as client:
         spec = await openapi(client)
-    for path in ("/groups", "/groups/{group_id}"):
-        json_content = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
-        assert json_content.get("schema", {}) == {}, f"{path} now declares its JSON: check it"
+        listing = check(spec, "/groups", "get", await client.get("/groups"))
+        assert listing == {
+            "groups": [],
+            "lag_view": {
+                "running": False,
+                "kafka_up": False,
+                "first_snapshot_loaded": False,
+                "last_refresh_ok": None,
+                "last_refresh_error": None,
+            },
+            "forecast_weights": None,
+        }
+        await check_advice(client, spec, "orders", 404)
+        await check_group(client, spec, "orders", 404)
 
 
 @pytest.mark.kafka

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from lagassign.groups.report import (
     group_summary,
     live_assignment,
 )
+from lagassign.http.schemas_groups import GroupOut, GroupSummaryOut, LiveMatchOut
 from lagassign.lagview.snapshot import GroupSnapshot
 from tests.service.group_builders import AS_OF, answer_record, lag_row, snapshot_of
 
@@ -28,6 +30,11 @@ EXAMPLE = snapshot_of("orders", {"c-1": {"t0": [0]}, "c-2": {"t0": [1, 2]}}, {"t
 SKEWED = snapshot_of(
     "orders", {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}, {"t0": [1000, 1000, 10, 10]}
 )
+
+
+def wire(report: GroupReport) -> dict[str, Any]:
+    """The JSON body ``GET /groups/{group_id}`` answers for ``report``."""
+    return GroupOut.of(report, None).model_dump(mode="json")
 
 
 def report_of(
@@ -85,7 +92,7 @@ def test_partition_rows_use_the_describe_field_names_and_null_for_unknowns() -> 
         lag_row("t0", 1, None, None, committed=None, end=None, start=None),
     )
     snapshot = replace(EXAMPLE, partitions=rows, members=EXAMPLE.members[:1])
-    body = report_of(snapshot).to_json()
+    body = wire(report_of(snapshot))
     assert list(body["partitions"][0])[:9] == [
         "topic",
         "partition",
@@ -121,7 +128,7 @@ def test_consumer_protocol_groups_are_in_reach_with_a_note_on_their_assignor() -
         group_epoch=7,
         assignment_epoch=7,
     )
-    header = report_of(uniform).to_json()["header"]
+    header = wire(report_of(uniform))["header"]
     assert header["protocol_note"] == consumer_protocol_note("uniform")
     assert "group.remote.assignor=lagassign" in header["protocol_note"]
     assert "'uniform'" in header["protocol_note"]
@@ -148,7 +155,7 @@ def test_freshness_age_and_staleness() -> None:
     assert failed.freshness.last_refresh_error == "group 'orders': coordinator not available"
     view_error = report_of(EXAMPLE, refresh_error="Kafka unreachable").freshness
     assert view_error.last_refresh_error == "Kafka unreachable"
-    body = report_of(EXAMPLE).to_json()["freshness"]
+    body = wire(report_of(EXAMPLE))["freshness"]
     assert body["as_of"] == "2026-11-20T22:19:03.120Z"
 
 
@@ -156,7 +163,7 @@ def test_live_assignment_matches_the_last_answer() -> None:
     answer = answer_record({"c-1": {"t0": [0]}, "c-2": {"t0": [1, 2]}})
     match = report_of(EXAMPLE, [answer]).live_vs_last_answer
     assert (match.status, match.differing_partitions) == ("matches", 0)
-    assert match.to_json()["matches"] is True
+    assert LiveMatchOut.of(match).model_dump()["matches"] is True
 
 
 def test_live_assignment_that_differs_suggests_a_fallback() -> None:
@@ -164,7 +171,7 @@ def test_live_assignment_that_differs_suggests_a_fallback() -> None:
     match = report_of(EXAMPLE, [answer]).live_vs_last_answer
     assert (match.status, match.differing_partitions) == ("differs", 1)
     assert "fell back" in match.reason
-    assert match.to_json()["matches"] is False
+    assert LiveMatchOut.of(match).model_dump()["matches"] is False
 
 
 def test_an_answer_newer_than_the_snapshot_is_pending() -> None:
@@ -177,7 +184,7 @@ def test_only_the_newest_answer_is_compared() -> None:
     older = answer_record({"c-1": {"t0": [0, 1, 2]}}, at=AS_OF - timedelta(minutes=5))
     report = report_of(EXAMPLE, [newest, older])
     assert report.live_vs_last_answer.status == "matches"
-    assert [a["computed_at"] for a in report.to_json()["last_answers"]] == [
+    assert [a["computed_at"] for a in wire(report)["last_answers"]] == [
         "2026-11-20T22:18:33.120Z",
         "2026-11-20T22:14:03.120Z",
     ]
@@ -207,7 +214,7 @@ def test_a_group_known_only_from_answers() -> None:
     report = group_report(
         "fresh", None, [answer], default_strategy="balanced", now=NOW, stale_after_s=30
     )
-    body = report.to_json()
+    body = wire(report)
     assert body["freshness"] == {
         "as_of": None,
         "age_seconds": None,
@@ -248,7 +255,7 @@ def test_live_assignment_is_completed_from_the_partition_rows() -> None:
 
 def test_the_summary_runs_no_strategy_and_carries_the_headline() -> None:
     summary = group_summary("orders", SKEWED, None, now=NOW, stale_after_s=30)
-    body = summary.to_json()
+    body = GroupSummaryOut.of(summary).model_dump()
     assert body["header"]["members"] == 2
     assert body["header"]["partitions"] == 4
     assert body["imbalance"] == pytest.approx(1.9802, abs=1e-4)

@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.answer_log import AnswerRecord
 from lagassign.groups.report import compare_live, group_report, live_assignment, live_status
+from lagassign.http.schemas_groups import GroupOut
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.live_match import LiveMatchCollector
@@ -62,14 +63,15 @@ def test_differs_says_the_fallback_reason_the_user_data_carries() -> None:
     match = compare_live(now, live_assignment(now), answered)
     assert match.status == "differs"
     assert "the leader fell back to the range assignor (timeout)" in match.reason
-    report = group_report(
+    built = group_report(
         "g",
         now,
         [answered],
         default_strategy="balanced",
         now=AS_OF,
         assignments_seen={("range", "timeout"): 2, ("sidecar", ""): 1},
-    ).to_json()
+    )
+    report = GroupOut.of(built, None).model_dump()
     assert report["assigned_by"] == {"by": "range", "reason": "timeout", "strategy": None}
     assert report["assignments_seen"] == [
         {"by": "range", "reason": "timeout", "count": 2},

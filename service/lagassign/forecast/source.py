@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from lagassign.forecast.weights import (
     ForecastWeights,
@@ -83,25 +83,6 @@ class WeightsState:
     def stale(self) -> bool:
         """A good copy is held but no group in it is fresh."""
         return self.groups > 0 and self.fresh_groups == 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "file": self.file,
-            "in_use": self.in_use,
-            "stale": self.stale,
-            "generated_at": _iso(self.generated_at),
-            "as_of": _iso(self.as_of),
-            "age_seconds": None if self.age_seconds is None else round(self.age_seconds, 3),
-            "horizon_seconds": self.horizon_seconds,
-            "max_age_seconds": self.max_age_seconds,
-            "groups": self.groups,
-            "fresh_groups": self.fresh_groups,
-            "last_error": self.last_error,
-            "error_since": _iso(self.error_since),
-            "error_grace_seconds": self.error_grace_seconds,
-            "load_errors_total": self.load_errors_total,
-        }
 
 
 class ForecastSource:
@@ -290,9 +271,3 @@ class ForecastSource:
         if age_s > weights.max_age_s(self.max_age_s):
             return None
         return forecast
-
-
-def _iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

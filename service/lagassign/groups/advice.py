@@ -34,7 +34,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from lagassign.assign.answer import iso_utc
 from lagassign.groups.report import live_assignment, member_lags, strategy_now
 from lagassign.lagview.snapshot import GroupSnapshot
 
@@ -88,24 +87,6 @@ class Advice:
     hold_s: float = 0.0
     last_rebalance: datetime | None = None
     cooldown_until: datetime | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "group_id": self.group_id,
-            "advised": self.advised,
-            "reason": self.reason,
-            "as_of": iso_utc(self.as_of),
-            "strategy": self.strategy,
-            "worst_lag_now": self.worst_lag_now,
-            "worst_lag_after": self.worst_lag_after,
-            "gain": round(self.gain, 4) if self.gain is not None else None,
-            "min_gain": self.min_gain,
-            "partitions_to_move": self.partitions_to_move,
-            "since": iso_utc(self.skew_since) if self.skew_since else None,
-            "hold_seconds": self.hold_s,
-            "last_rebalance": iso_utc(self.last_rebalance) if self.last_rebalance else None,
-            "cooldown_until": iso_utc(self.cooldown_until) if self.cooldown_until else None,
-        }
 
 
 @dataclass(frozen=True, slots=True)

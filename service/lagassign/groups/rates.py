@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from lagassign.core.model import Assignment
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.rates.totals import RatesTotal, rounded, total
+from lagassign.rates.totals import RatesTotal, total
 from lagassign.rates.window import UNKNOWN_RATES, PartitionRates, RateWindow
 
 TopicPartition = tuple[str, int]
@@ -37,17 +36,6 @@ class GroupRates:
 
     def of_member(self, member_id: str) -> RatesTotal:
         return self.members.get(member_id, NO_TOTAL)
-
-    def partition_json(self, topic: str, partition: int) -> dict[str, Any]:
-        f = self.of_partition(topic, partition)
-        return {
-            "lag_seconds": rounded(f.lag_seconds),
-            "produce_rate": rounded(f.produce_rate),
-            "consume_rate": rounded(f.consume_rate),
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        return {"window_seconds": self.window_s, **self.group.to_json()}
 
 
 NO_RATES = GroupRates(window_s=None)

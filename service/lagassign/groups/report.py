@@ -34,9 +34,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from lagassign.assign.answer import iso_utc
 from lagassign.assign.answer_log import AnswerRecord
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import Assignment, Member, make_rebalance
@@ -85,14 +84,6 @@ class Freshness:
     stale: bool
     last_refresh_error: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "as_of": iso_utc(self.as_of) if self.as_of else None,
-            "age_seconds": self.age_seconds,
-            "stale": self.stale,
-            "last_refresh_error": self.last_refresh_error,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class GroupHeader:
@@ -113,20 +104,6 @@ class GroupHeader:
         if self.protocol_type != "consumer":
             return None
         return consumer_protocol_note(self.assignment_strategy)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "protocol_type": self.protocol_type,
-            "protocol_note": self.protocol_note,
-            "assignment_strategy": self.assignment_strategy,
-            "group_epoch": self.group_epoch,
-            "assignment_epoch": self.assignment_epoch,
-            "members": self.members,
-            "partitions": self.partitions,
-            "total_lag": self.total_lag,
-            "unknown_partitions": self.unknown_partitions,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,20 +126,6 @@ class MemberLag:
     #: The topics the member subscribes to, as the group's description reports them.
     subscribed_topics: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "member_id": self.member_id,
-            "group_instance_id": self.group_instance_id,
-            "client_id": self.client_id,
-            "host": self.host,
-            "partitions": self.partitions,
-            "assignment": {t: list(ps) for t, ps in self.assignment.items()},
-            "lag": self.lag,
-            "unknown_partitions": self.unknown_partitions,
-            "share": rounded(self.share, 4),
-            "subscribed_topics": list(self.subscribed_topics),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class HotPartition:
@@ -171,15 +134,6 @@ class HotPartition:
     lag: int
     share: float | None
     consumer_id: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "lag": self.lag,
-            "share": rounded(self.share, 4),
-            "consumer_id": self.consumer_id,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,17 +155,6 @@ class StrategyNow:
     compute_ms: float
     assumes: str = "every live member subscribes to every topic the group reads"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "strategy": self.strategy,
-            "member_lag": dict(self.member_lag),
-            "max_lag": self.max_lag,
-            "imbalance": round(self.imbalance, 4),
-            "moved": self.moved,
-            "compute_ms": round(self.compute_ms, 3),
-            "assumes": self.assumes,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Skew:
@@ -224,17 +167,6 @@ class Skew:
     default_now: StrategyNow | None
     default_now_unavailable: str | None
     hot_partitions: tuple[HotPartition, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "imbalance": rounded(self.imbalance, 4),
-            "max_member_lag": self.max_member_lag,
-            "mean_member_lag": rounded(self.mean_member_lag, 3),
-            "default_strategy": self.default_strategy,
-            "default_strategy_now": self.default_now.to_json() if self.default_now else None,
-            "default_strategy_now_unavailable": self.default_now_unavailable,
-            "hot_partitions": [h.to_json() for h in self.hot_partitions],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,14 +185,6 @@ class LiveMatch:
     status: MatchStatus
     reason: str
     differing_partitions: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "matches": {"matches": True, "differs": False}.get(self.status),
-            "differing_partitions": self.differing_partitions,
-            "reason": self.reason,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,29 +207,6 @@ class GroupReport:
     assigned_by: AssignmentNote | None = None
     assignments_seen: AssignmentsSeen = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        rates = self.rates
-        return {
-            "group_id": self.group_id,
-            "freshness": self.freshness.to_json(),
-            "header": self.header.to_json(),
-            "rates": rates.to_json(),
-            "partitions": [
-                partition_row(p) | rates.partition_json(p.topic, p.partition)
-                for p in self.partitions
-            ],
-            "members": [m.to_json() | rates.of_member(m.member_id).to_json() for m in self.members],
-            "unassigned": {
-                "partitions": self.unassigned_partitions,
-                "lag": self.unassigned_lag,
-            },
-            "skew": self.skew.to_json(),
-            "last_answers": [answer_json(a) for a in self.last_answers],
-            "live_vs_last_answer": self.live_vs_last_answer.to_json(),
-            "assigned_by": self.assigned_by.to_json() if self.assigned_by else None,
-            "assignments_seen": seen_json(self.assignments_seen),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class GroupSummary:
@@ -319,19 +220,6 @@ class GroupSummary:
     live_vs_last_answer: LiveMatch
     assigned_by: AssignmentNote | None = None
     assignments_seen: AssignmentsSeen = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        last = self.last_answer
-        return {
-            "group_id": self.group_id,
-            "freshness": self.freshness.to_json(),
-            "header": self.header.to_json(),
-            "imbalance": rounded(self.imbalance, 4),
-            "last_answer": answer_json(last) if last else None,
-            "live_vs_last_answer": self.live_vs_last_answer.to_json(),
-            "assigned_by": self.assigned_by.to_json() if self.assigned_by else None,
-            "assignments_seen": seen_json(self.assignments_seen),
-        }
 
 
 # --- building the report -----------------------------------------------------------
@@ -633,48 +521,3 @@ def assigned_by(snapshot: GroupSnapshot | None) -> AssignmentNote | None:
     if snapshot is None:
         return None
     return live_note(m.note for m in snapshot.members)
-
-
-# --- JSON pieces ---------------------------------------------------------------------
-
-
-def partition_row(p: PartitionLag) -> dict[str, Any]:
-    """One partition with the field names of ``kafka-consumer-groups --describe``."""
-    return {
-        "topic": p.topic,
-        "partition": p.partition,
-        "current_offset": p.current_offset,
-        "log_end_offset": p.log_end_offset,
-        "log_start_offset": p.log_start_offset,
-        "lag": p.lag,
-        "consumer_id": p.consumer_id,
-        "host": p.host,
-        "client_id": p.client_id,
-        "out_of_range": p.out_of_range,
-        "stale": p.stale,
-    }
-
-
-def answer_json(a: AnswerRecord) -> dict[str, Any]:
-    return {
-        "computed_at": iso_utc(a.computed_at),
-        "strategy": a.strategy,
-        "lag_source": a.lag_source,
-        "members": a.members,
-        "partitions": a.partitions,
-        "imbalance": round(a.imbalance, 4),
-        "max_lag": a.max_lag,
-        "moved": a.moved,
-        "compute_ms": round(a.compute_ms, 3),
-    }
-
-
-def seen_json(seen: AssignmentsSeen) -> list[dict[str, Any]]:
-    return [
-        {"by": by, "reason": reason or None, "count": count}
-        for (by, reason), count in sorted(seen.items())
-    ]
-
-
-def rounded(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)

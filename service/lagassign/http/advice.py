@@ -12,22 +12,30 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from lagassign.errors import UnknownGroup
 from lagassign.groups.advice import AdvicePolicy, not_fresh
 from lagassign.http.auth import require_token
 from lagassign.http.parts import AdviceDep, LagViewDep
+from lagassign.http.schemas import error_responses
+from lagassign.http.schemas_groups import AdviceOut
 
 router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
 
 
 @router.get(
     "/groups/{group_id:path}/advice",
-    response_class=JSONResponse,
-    responses={404: {"description": "The group is not tracked"}},
+    response_model=AdviceOut,
+    responses=error_responses(
+        {
+            401: "A token is configured and the bearer token is missing or wrong",
+            404: "The group is not tracked",
+            422: "A path parameter is invalid",
+        }
+    ),
 )
-async def get_advice(group_id: str, view: LagViewDep, tracker: AdviceDep) -> JSONResponse:
+async def get_advice(group_id: str, view: LagViewDep, tracker: AdviceDep) -> Response:
     """Whether a rebalance of the group is advised now, why, and its figures."""
     advice = tracker.advice_of(group_id) if tracker is not None else None
     if advice is None:
@@ -36,4 +44,5 @@ async def get_advice(group_id: str, view: LagViewDep, tracker: AdviceDep) -> JSO
         policy = tracker.policy if tracker is not None else AdvicePolicy()
         reason = "no refresh has weighed this group yet"
         advice = not_fresh(group_id, reason, datetime.now(UTC), policy)
-    return JSONResponse(advice.to_json(), headers={"Cache-Control": "no-store"})
+    body = AdviceOut.of(advice).model_dump_json()
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})

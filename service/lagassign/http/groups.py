@@ -34,7 +34,14 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
-from lagassign.http.schemas import error_responses
+from lagassign.http.schemas import WireModel, error_responses
+from lagassign.http.schemas_groups import (
+    ForecastWeightsOut,
+    GroupOut,
+    GroupsOut,
+    GroupSummaryOut,
+    LagViewOut,
+)
 from lagassign.lagview.reader import LagReader
 from lagassign.settings import Settings
 
@@ -43,18 +50,24 @@ STALE_AFTER_INTERVALS = 3
 
 router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
 
-RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"application/json": {}, "text/html": {}}},
-    **error_responses(
-        {
-            401: "A token is configured and the bearer token is missing or wrong",
-            422: "A path or query parameter is invalid",
-        }
-    ),
-}
+ERRORS = error_responses(
+    {
+        401: "A token is configured and the bearer token is missing or wrong",
+        422: "A path or query parameter is invalid",
+    }
+)
 
 
-@router.get("/groups", response_class=JSONResponse, responses=RESPONSES)
+def ok(model: type[WireModel], description: str) -> dict[int | str, dict[str, Any]]:
+    """The 200 answer: the model as JSON, or the page as HTML for a browser."""
+    return {200: {"model": model, "description": description, "content": {"text/html": {}}}}
+
+
+@router.get(
+    "/groups",
+    response_class=JSONResponse,
+    responses={**ok(GroupsOut, "The tracked groups (JSON, or HTML for a browser)"), **ERRORS},
+)
 async def list_groups(
     request: Request,
     settings: SettingsDep,
@@ -68,8 +81,8 @@ async def list_groups(
     group_ids = sorted(set(snapshots) | set(answers.groups()))
     last = {group_id: answers.last(group_id) for group_id in group_ids}
     seen = {group_id: metrics.assignments.seen(group_id) for group_id in group_ids}
-    health = lag_view_health(view)
-    weights = forecast.state().to_json() if forecast is not None else None
+    health = LagViewOut.of(view)
+    weights = ForecastWeightsOut.of(forecast.state()) if forecast is not None else None
     now = datetime.now(UTC)
     stale_after = stale_after_s(settings)
     refresh_error = outage(view)
@@ -90,14 +103,12 @@ async def list_groups(
         ]
         if as_html:
             return html(render_group_list(summaries, health, weights))
-        return JSONResponse(
-            {
-                "groups": [s.to_json() for s in summaries],
-                "lag_view": health,
-                "forecast_weights": weights,
-            },
-            headers={"Vary": "Accept"},
+        body = GroupsOut(
+            groups=[GroupSummaryOut.of(s) for s in summaries],
+            lag_view=health,
+            forecast_weights=weights,
         )
+        return json_body(body)
 
     return await run_in_threadpool(respond)
 
@@ -105,7 +116,11 @@ async def list_groups(
 @router.get(
     "/groups/{group_id:path}",
     response_class=JSONResponse,
-    responses={**RESPONSES, **error_responses({404: "The group is neither tracked nor answered"})},
+    responses={
+        **ok(GroupOut, "The group (JSON, or HTML for a browser)"),
+        **ERRORS,
+        **error_responses({404: "The group is neither tracked nor answered"}),
+    },
 )
 async def get_group(
     group_id: str,
@@ -150,9 +165,7 @@ async def get_group(
         )
         if as_html:
             return html(render_group(report, advice))
-        body = report.to_json()
-        body["advice"] = advice.to_json() if advice is not None else None
-        return JSONResponse(body, headers={"Vary": "Accept"})
+        return json_body(GroupOut.of(report, advice))
 
     return await run_in_threadpool(respond)
 
@@ -171,19 +184,6 @@ def outage(view: LagReader | None) -> str | None:
     return view.last_refresh_error
 
 
-def lag_view_health(view: LagReader | None) -> dict[str, Any]:
-    if view is None:
-        return {"running": False, "kafka_up": False, "last_refresh_error": None}
-    last_ok = view.last_refresh_ok
-    return {
-        "running": True,
-        "kafka_up": view.kafka_up,
-        "first_snapshot_loaded": view.first_snapshot_loaded,
-        "last_refresh_ok": last_ok.isoformat() if last_ok else None,
-        "last_refresh_error": view.last_refresh_error,
-    }
-
-
 # The page is plain server-rendered HTML with one inline style sheet: no script,
 # no image, no form, no frame may load or act from it.
 HTML_HEADERS = {
@@ -196,6 +196,12 @@ HTML_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+def json_body(body: WireModel) -> Response:
+    """The model as the JSON answer: what ``/openapi.json`` says is what is sent."""
+    headers = {"Vary": "Accept"}
+    return Response(body.model_dump_json(), media_type="application/json", headers=headers)
 
 
 def html(text: str) -> HTMLResponse:

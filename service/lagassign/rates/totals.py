@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from lagassign.rates.window import PartitionRates
 
@@ -24,14 +23,6 @@ class RatesTotal:
     consume_rate: float | None
     lag_seconds_max: float | None
     lag_seconds_unknown: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "produce_rate": rounded(self.produce_rate),
-            "consume_rate": rounded(self.consume_rate),
-            "lag_seconds_max": rounded(self.lag_seconds_max),
-            "lag_seconds_unknown": self.lag_seconds_unknown,
-        }
 
 
 def total(figures: Iterable[PartitionRates]) -> RatesTotal:
