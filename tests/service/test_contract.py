@@ -13,6 +13,7 @@ lag view, and on the real broker a cold sidecar reading live groups of both prot
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -26,7 +27,8 @@ import pytest
 from fastapi import FastAPI
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
+from harness.builders import commit, create_topic, members, produce
+from harness.poll import eventually_async
 from lagassign.core.strategies import STRATEGIES
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
@@ -34,6 +36,7 @@ from lagassign.http.parts import sidecar_of
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.settings import Settings
+from tests.broker.consumers import consumers, each_partition_once, poll_until
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.group_builders import snapshot_of as group_snapshot
 from tests.service.serving import served
@@ -383,3 +386,59 @@ async def test_a_new_group_on_a_cold_sidecar_answers_as_the_schema_says(
         answer = check(spec, "/assign", "post", await client.post("/assign", json=sent))
     assert answer["lag"]["source"] == "kafka"
     assert sum(answer["stats"]["member_lag"].values()) == 4 + 0 + 2
+
+
+@pytest.mark.kafka
+async def test_live_groups_on_a_cold_sidecar_answer_as_the_schema_says(
+    kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
+) -> None:
+    """Two real groups, nothing committed, read by a sidecar started after them.
+
+    ``classic``: two aiokafka members on the classic protocol; ``kip848``: a
+    librdkafka member on the consumer protocol (the broker's uniform assignor).
+    """
+    bootstrap = kafka_broker.bootstrap
+    topic, classic, kip848 = kafka_names("t"), kafka_names("classic"), kafka_names("kip848")
+    await create_topic(bootstrap, topic, 3)
+    await produce(bootstrap, topic, [5, 0, 2])
+    settings = Settings.from_environ(
+        {
+            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+            "LAGASSIGN_GROUPS": f"{classic},{kip848}",
+            "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
+            "LAGASSIGN_KAFKA_TIMEOUT_MS": "5000",
+        }
+    )
+    async with members(bootstrap, classic, [topic], 2, "contract"):
+        with consumers(bootstrap, kip848, topic, 1, "uniform") as librdkafka:
+            held = await asyncio.to_thread(
+                poll_until, librdkafka, lambda s: each_partition_once(s, topic, 3), 60.0
+            )
+            assert each_partition_once(held, topic, 3)
+            async with served(create_app(settings, kafka=True)) as client:
+                spec = await openapi(client)
+
+                async def described(group_id: str, count: int) -> dict[str, Any] | None:
+                    """The group's answer once it shows ``count`` members (404 before a refresh)."""
+                    response = await client.get("/groups/" + quote(group_id, safe=""))
+                    answer = check(spec, GROUP_ROUTE, "get", response)
+                    if response.status_code == 404 or answer["header"]["members"] != count:
+                        return None
+                    return answer
+
+                cold = await eventually_async(
+                    lambda: described(classic, 2), 60.0, f"the sidecar sees {classic}'s members"
+                )
+                kip = await eventually_async(
+                    lambda: described(kip848, 1), 60.0, f"the sidecar sees {kip848}'s member"
+                )
+                for group_id in (classic, kip848):
+                    await check_group(client, spec, group_id)  # and its page is HTML
+                    await check_advice(client, spec, group_id)
+                listing = check(spec, "/groups", "get", await client.get("/groups"))
+    assert cold["header"]["protocol_type"] == "classic"
+    assert [p["current_offset"] for p in cold["partitions"]] == [None, None, None]
+    assert kip["header"]["protocol_type"] == "consumer"
+    assert kip["header"]["protocol_note"] is not None
+    assert {classic, kip848} <= {g["group_id"] for g in listing["groups"]}
+    assert listing["lag_view"]["running"] is True
