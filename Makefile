@@ -20,10 +20,15 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 # Installable artifacts in dist/: the Python shim's wheel and sdist, the Java shim's jars.
 dist: dist-python dist-java
 
-# The Python shim's wheel and sdist (pip install dist/lagassign_client-*.whl).
+# The Python shim's wheel and sdist (pip install dist/lagassign_client-*.whl), and the
+# sidecar's wheel (dist/lagassign-*.whl), checked to carry the /groups page templates.
 dist-python: install
-	rm -rf dist/lagassign_client-* client/python/build
+	rm -rf dist/lagassign_client-* dist/lagassign-[0-9]*.whl client/python/build build
 	$(PY) -m build --sdist --wheel --outdir dist client/python
+	$(PY) -m build --wheel --outdir dist .
+	$(PY) -c "import sys, zipfile; names = set(zipfile.ZipFile(sys.argv[1]).namelist()); \
+		missing = {f'lagassign/groups/templates/{t}.html' for t in ('base', 'cells', 'group', 'groups')} - names; \
+		sys.exit(f'the sidecar wheel lacks {sorted(missing)}' if missing else 0)" dist/lagassign-[0-9]*.whl
 
 # Kafka's own assignors, run by the exactness tests and the benchmark.
 harness:
