@@ -5,23 +5,32 @@ so does the refresh error Kafka reported. Each page, as the app serves it, is re
 back with the standard library's HTML parser, which decodes the entities again: a
 value escaped where it landed comes back whole (as the text of its element or as
 its attribute's value), while one that broke out of its element or attribute would
-come back cut, or as a tag. Every place each name is expected is listed and checked.
+come back cut, or as a tag. Every place each name is expected is listed and checked,
+on the HTML the app sends and on the DOM headless Chromium builds from it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+import socket
 from collections import Counter
 from datetime import UTC, datetime
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import quote
 
+import httpx
 import pytest
+import uvicorn
 
+from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView
 from tests.service.group_builders import snapshot_of
 from tests.service.serving import served
+from tests.service.test_groups_browser import run_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -84,17 +93,19 @@ def view() -> FakeLagView:
     return fake
 
 
+GROUP_PATH = "/groups/" + quote(GROUP, safe="")
+REQUEST = {
+    "group_id": GROUP,
+    "members": [{"member_id": m, "topics": [TOPIC]} for m in (MEMBER, OTHER)],
+    "partitions": {TOPIC: 3},
+}
+
+
 async def pages() -> tuple[str, str]:
-    fake = view()
-    app = create_app(Settings.from_environ({}), lag_view=fake)
+    app = create_app(Settings.from_environ({}), lag_view=view())
     async with served(app) as client:
-        request = {
-            "group_id": GROUP,
-            "members": [{"member_id": m, "topics": [TOPIC]} for m in (MEMBER, OTHER)],
-            "partitions": {TOPIC: 3},
-        }
-        assert (await client.post("/assign", json=request)).status_code == 200
-        group = await client.get("/groups/" + quote(GROUP, safe=""), headers=HTML)
+        assert (await client.post("/assign", json=REQUEST)).status_code == 200
+        group = await client.get(GROUP_PATH, headers=HTML)
         listing = await client.get("/groups", headers=HTML)
     assert group.status_code == listing.status_code == 200
     return group.text, listing.text
@@ -103,7 +114,41 @@ async def pages() -> tuple[str, str]:
 async def test_hostile_names_are_escaped_everywhere_on_the_group_page() -> None:
     text, _ = await pages()
     assert "<script" not in text
-    page = Places(text)
+    check_group_page(Places(text))
+
+
+async def test_hostile_names_are_escaped_everywhere_on_the_list_page() -> None:
+    _, text = await pages()
+    assert "<script" not in text
+    check_list_page(Places(text))
+
+
+@pytest.mark.browser
+async def test_chromium_builds_no_element_from_a_hostile_name(tmp_path: Path) -> None:
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: `make chromium` installs it"
+    app = create_app(Settings.from_environ({}), lag_view=view())
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            await eventually_async(lambda: server.started, 30.0, "uvicorn serves")
+            base = f"http://127.0.0.1:{port}"
+            async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+                assert (await client.post("/assign", json=REQUEST)).status_code == 200
+            group = await run_chromium(chromium, tmp_path / "g", "--dump-dom", base + GROUP_PATH)
+            listing = await run_chromium(chromium, tmp_path / "l", "--dump-dom", base + "/groups")
+        finally:
+            server.should_exit = True
+            await asyncio.wait_for(serving, 30.0)
+    # The DOM as Chromium serializes it: its own escaping, the same elements and values.
+    check_group_page(Places(group))
+    check_list_page(Places(listing))
+
+
+def check_group_page(page: Places) -> None:
     assert "script" not in page.tags
     assert page.where(GROUP) == {("title", "#text"): 1, ("code", "#text"): 1}
     assert page.where(MEMBER) == {
@@ -123,10 +168,7 @@ async def test_hostile_names_are_escaped_everywhere_on_the_group_page() -> None:
     assert page.payloads() == sum(c.total() for c in places)
 
 
-async def test_hostile_names_are_escaped_everywhere_on_the_list_page() -> None:
-    _, text = await pages()
-    assert "<script" not in text
-    page = Places(text)
+def check_list_page(page: Places) -> None:
     assert "script" not in page.tags
     assert page.where(GROUP) == {("tr", "data-group"): 1, ("a", "#text"): 1}
     assert page.where("/groups/" + quote(GROUP, safe="")) == {("a", "href"): 1}
