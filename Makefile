@@ -77,9 +77,11 @@ format: install
 	$(VENV)/bin/ruff format service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/ruff check --fix service pipeline tests bench harness client/python deploy/demo
 
-# The quick loop: lint, types, and every test that needs no broker, Spark, JVM, browser or promtool.
+# The quick loop: lint, types, and every test that needs no broker, Spark, JVM, browser or
+# promtool, on every core (pytest-xdist; CHECK_WORKERS=0 runs them in this one process).
+CHECK_WORKERS ?= auto
 check: lint
-	$(PY) -m pytest -q -m "not kafka and not java and not spark and not browser and not promtool"
+	$(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not kafka and not java and not spark and not browser and not promtool"
 
 test: install harness kafka-dist chromium promtool maven-plugins lint
 	mvn -q -B -f client/java/pom.xml test
