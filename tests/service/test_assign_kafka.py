@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from harness.broker import LocalKafka
+from harness.broker import LocalKafka, local_broker
 from harness.builders import commit, create_topic, produce
 from harness.poll import eventually_async
 from lagassign.http.app import create_app
@@ -199,3 +200,23 @@ async def test_a_new_groups_first_assign_reads_its_topics_by_the_consumers_reset
         assert [(p.topic, p.current_offset) for p in snapshot.partitions] == [
             (topic, None) for _ in BACKLOG
         ]
+
+
+async def test_a_new_clusters_first_group_is_answered_with_its_lag(tmp_path: Path) -> None:
+    """Cold as it gets: a broker just started that has never seen a group, so it has no
+    offsets topic yet and answers the sidecar's first coordinator lookups with "not
+    available" (and then "not the coordinator") while it creates one. The first
+    ``/assign`` still reads the group's lag instead of answering lag-blind."""
+    with local_broker(None, tmp_path / "kafka", prefix="lagassign-first-group-") as bootstrap:
+        topic, group = "first-topic", "first-group"
+        await create_topic(bootstrap, topic, len(BACKLOG))
+        await produce(bootstrap, topic, BACKLOG)
+        settings = settings_for(bootstrap, reset_policy="earliest", refresh_interval_s="60")
+        app = create_app(settings, kafka=True)
+        async with served(app) as client:
+            await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
+            response = await client.post("/assign", json=assign_body(group, topic, members=3))
+            answer = response.json()
+            assert answer["lag"]["source"] == "kafka", answer["lag"]
+            assert answer["lag"]["complete"] is True
+            assert answer["stats"]["member_lag"] == member_lags(answer, topic, BACKLOG)

@@ -29,8 +29,13 @@ from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from lagassign.lagview.errors import InvalidLagViewSettings, LagViewError
-from lagassign.lagview.groups import CommittedOffsets, GroupDescription, GroupReader
+from lagassign.lagview.errors import CoordinatorMoved, InvalidLagViewSettings, LagViewError
+from lagassign.lagview.groups import (
+    COORDINATOR_BACKOFF_S,
+    CommittedOffsets,
+    GroupDescription,
+    GroupReader,
+)
 from lagassign.lagview.offsets import OffsetReader, TopicOffsets
 
 log = logging.getLogger(__name__)
@@ -52,6 +57,9 @@ CLIENT_KWARGS = frozenset(
         "sasl_oauth_token_provider",
     }
 )
+
+# A group read whose coordinator moved or was not ready is asked again this often in all.
+GROUP_READ_ATTEMPTS = 5
 
 
 def failure_text(exc: BaseException) -> str:
@@ -155,10 +163,22 @@ class KafkaClients:
             await _close_quietly(clients.admin, clients.uncommitted, clients.committed)
 
     async def read_group(self, clients: OpenClients, group_id: str) -> GroupRead:
-        """One group's description and committed offsets, or the reason they could not be read."""
+        """One group's description and committed offsets, or the reason they could not be read.
+
+        A coordinator that moved or is still loading (a cluster's first group, a
+        broker just restarted) is looked up and asked again after a short backoff,
+        at most ``GROUP_READ_ATTEMPTS`` times in all; the caller's time limit applies.
+        """
         try:
-            description = await clients.groups.describe(group_id)
-            committed = await clients.groups.committed(group_id)
+            for attempt in range(1, GROUP_READ_ATTEMPTS + 1):
+                try:
+                    description = await clients.groups.describe(group_id)
+                    committed = await clients.groups.committed(group_id)
+                    break
+                except CoordinatorMoved:
+                    if attempt == GROUP_READ_ATTEMPTS:
+                        raise
+                    await asyncio.sleep(COORDINATOR_BACKOFF_S)
         except KAFKA_FAILURES as exc:
             # Whatever failed, look the coordinator up again next time.
             clients.groups.forget_coordinator(group_id)

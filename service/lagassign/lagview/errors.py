@@ -3,7 +3,9 @@
     Exception
      └── LagViewError            something the view could not read from Kafka
           ├── GroupReadError     one group could not be listed, described or
-          │                      its committed offsets fetched
+          │    │                 its committed offsets fetched
+          │    └── CoordinatorMoved  its coordinator moved, is loading or not
+          │                          ready yet: worth asking again
           └── TopicOffsetsError  one topic's log start or end offsets could not
                                  be read within the per-request timeout
     ValueError
@@ -29,6 +31,10 @@ class GroupReadError(LagViewError):
         super().__init__(f"group {group_id!r}: {reason}")
         self.group_id = group_id
         self.reason = reason
+
+
+class CoordinatorMoved(GroupReadError):
+    """The group's coordinator answered that it is not (or not yet) the coordinator."""
 
 
 class TopicOffsetsError(LagViewError):

@@ -24,7 +24,7 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-untyped]
 
 from lagassign.lagview.assignment_note import read_assignment_note, read_subscription_note
-from lagassign.lagview.errors import GroupReadError
+from lagassign.lagview.errors import CoordinatorMoved, GroupReadError
 from lagassign.lagview.member_metadata import (
     Subscription,
     decode_member_assignment,
@@ -49,6 +49,11 @@ COORDINATOR_MOVED = (
     CoordinatorNotAvailableError,
     CoordinatorLoadInProgressError,
 )
+
+# Looking a group's coordinator up while the broker makes it ready (see
+# ``GroupReader.coordinator``): Kafka's clients wait retry.backoff.ms (100 ms).
+COORDINATOR_BACKOFF_S = 0.1
+COORDINATOR_ATTEMPTS = 30
 
 # The group types of KIP-848: ``classic`` (JoinGroup/SyncGroup, client-side
 # assignors) and ``consumer`` (the broker assigns; client-side assignors do not apply).
@@ -151,12 +156,28 @@ class GroupReader:
         return [found[g] for g in sorted(found)]
 
     async def coordinator(self, group_id: str) -> int:
-        """The node id of ``group_id``'s coordinator (cached)."""
+        """The node id of ``group_id``'s coordinator (cached).
+
+        A cluster whose first group this is has no offsets topic yet: the broker
+        creates it on this very request and answers "coordinator not available"
+        until it is ready (a fraction of a second). The lookup is asked again, as
+        Kafka's own clients do, every ``COORDINATOR_BACKOFF_S``, at most
+        ``COORDINATOR_ATTEMPTS`` times; the caller's own time limit still applies.
+        """
         node = self._coordinators.get(group_id)
-        if node is None:
-            node = int(await self._admin.find_coordinator(group_id))
-            self._coordinators[group_id] = node
-        return node
+        if node is not None:
+            return node
+        for attempt in range(1, COORDINATOR_ATTEMPTS + 1):
+            try:
+                node = int(await self._admin.find_coordinator(group_id))
+            except (CoordinatorNotAvailableError, CoordinatorLoadInProgressError):
+                if attempt == COORDINATOR_ATTEMPTS:
+                    raise
+                await asyncio.sleep(COORDINATOR_BACKOFF_S)
+            else:
+                self._coordinators[group_id] = node
+                return node
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def forget_coordinator(self, group_id: str) -> None:
         """Look ``group_id``'s coordinator up again on the next request."""
@@ -268,6 +289,7 @@ class GroupReader:
         error = for_code(code)
         if issubclass(error, COORDINATOR_MOVED):
             self.forget_coordinator(group_id)
+            raise CoordinatorMoved(group_id, f"{what} failed: {error.__name__}")
         raise GroupReadError(group_id, f"{what} failed: {error.__name__}")
 
 
