@@ -32,6 +32,10 @@ from lagassign_client.errors import (
 ASSIGN_PATH = "/assign"
 # A non-200 body is shown as one line of at most this many characters.
 ERROR_TEXT_LIMIT = 120
+# An idle connection is kept this long, well under the sidecar's keep-alive timeout
+# (5 s by default): a request sent on a connection the sidecar is closing at that
+# moment fails, and the leader would fall back for nothing.
+KEEPALIVE_EXPIRY_S = 1.0
 # A deadline longer than this is a unit mistake (milliseconds given as seconds): no
 # rebalance should wait a minute for the sidecar.
 MAX_TIMEOUT_S = 60.0
@@ -122,6 +126,7 @@ class Sidecar:
             transport=transport,
             follow_redirects=False,
             trust_env=False,
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
 
     def close(self) -> None:
