@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import signal
-import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,9 +31,9 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
-from confluent_kafka import Consumer, TopicPartition
 
 from bench.catchup_figures import Stall
+from harness.paused_member import PausedMember
 
 BATCH = 100
 HERE = Path(__file__).resolve().parent
@@ -312,51 +311,13 @@ class JavaGroup:
         return {}
 
 
-class PausedScout:
-    """A confluent-kafka member of a consumer-protocol group that reads nothing.
-
-    It pauses whatever it is given and is polled in a thread of its own, so the group
-    exists (and the sidecar can describe it) before the measured members join.
-    """
-
-    def __init__(self, bootstrap: str, group: str, topics: Sequence[str], assignor: str) -> None:
-        self.consumer = Consumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": group,
-                "client.id": f"{group}-scout",
-                "group.protocol": "consumer",
-                "group.remote.assignor": assignor,
-                "enable.auto.commit": False,
-            }
-        )
-        self.consumer.subscribe(list(topics), on_assign=self._hold)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
-
-    def _hold(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        consumer.pause(partitions)
-
-    def _poll(self) -> None:
-        while not self._stop.is_set():
-            self.consumer.poll(0.2)
-
-    def close(self) -> None:
-        """Leave the group (its partitions go to the others) and end the thread."""
-        if self._stop.is_set():
-            return
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self.consumer.close()
-
-
 class ConsumerProtocolGroup:
     """Java consumers on the consumer group protocol (KIP-848) with the broker's ``assignor``.
 
     The broker computes the assignment. lagassign's broker plugin can only answer for a
     group the sidecar already knows (it resolves the group from its member ids), so,
-    whichever the assignor, a paused scout (:class:`PausedScout`, reads nothing) forms
+    whichever the assignor, a paused scout (a ``harness.paused_member.PausedMember``,
+    reading nothing) forms
     the group first while the members' JVM starts ``held``; once ``describe()`` (the
     sidecar's ``/groups/{id}``) lists the scout, all members join together (the epoch the
     plugin answers), and once it lists them too, the scout leaves (at most
@@ -392,8 +353,8 @@ class ConsumerProtocolGroup:
             logs / f"{group}.java.log",
             held=True,
         )
-        self._scout_args = (bootstrap, group, topics, assignor)
-        self._scout: PausedScout | None = None
+        self._scout_args = (bootstrap, group, f"{group}-scout", topics, assignor)
+        self._scout: PausedMember | None = None
         self._count = members
         self._describe = describe
         self._figures: dict[str, Any] = {"staggered_s": None, "scout_s": None}
@@ -409,7 +370,7 @@ class ConsumerProtocolGroup:
 
     async def start(self) -> None:
         await self._members.start()
-        self._scout = await asyncio.to_thread(PausedScout, *self._scout_args)
+        self._scout = await asyncio.to_thread(PausedMember, *self._scout_args)
         self._figures["staggered_s"] = await self._wait_for_members(1)
         await self._members.go()
         self._figures["scout_s"] = await self._wait_for_members(1 + self._count)

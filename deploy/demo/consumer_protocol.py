@@ -14,56 +14,26 @@ paused (they read nothing), so the lag stays what it was set to.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
-from confluent_kafka import Consumer, TopicPartition
 
+from harness.paused_member import PausedMember
 from harness.poll import eventually_async
 
 GROUP = "demo-orders-kip848"
 MEMBERS = 3
 
 
-class PausedMember:
-    """One confluent-kafka consumer on the consumer protocol; pauses what it is given."""
-
-    def __init__(self, bootstrap: str, topics: Sequence[str], index: int) -> None:
-        self.consumer = Consumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": GROUP,
-                "client.id": f"demo-kip848-{index}",
-                "group.protocol": "consumer",
-                "group.remote.assignor": "lagassign",
-                "enable.auto.commit": False,
-            }
-        )
-        self.consumer.subscribe(list(topics), on_assign=self._hold)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
-
-    def _hold(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        consumer.pause(partitions)
-
-    def _poll(self) -> None:
-        while not self._stop.is_set():
-            self.consumer.poll(0.2)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self.consumer.close()
-
-
 @contextlib.contextmanager
 def paused_members(
     bootstrap: str, topics: Sequence[str], count: int, first: int = 0
 ) -> Iterator[None]:
-    members = [PausedMember(bootstrap, topics, first + i) for i in range(count)]
+    members = [
+        PausedMember(bootstrap, GROUP, f"demo-kip848-{first + i}", topics, "lagassign")
+        for i in range(count)
+    ]
     try:
         yield
     finally:
