@@ -24,6 +24,7 @@ from typing import BinaryIO, TextIO
 
 from lagassign.assign.answer import compute_answer
 from lagassign.assign.answer_forms import answer_body
+from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.request import check_request_limits, parse_assign_request
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
@@ -87,10 +88,12 @@ def run_assign(
             raise BadRequest(f"cannot read {args.input}: {exc.strerror}") from None
     else:
         raw = read_bounded(getattr(stdin, "buffer", stdin), limits.max_body_bytes)
-    request = parse_assign_request(raw)
-    check_request_limits(request, limits)
-    answer = compute_answer(request, request_lag_source(request), args.strategy or DEFAULT_STRATEGY)
-    body = answer_body(answer)
+    with collector_paused():
+        request = parse_assign_request(raw)
+        check_request_limits(request, limits)
+        strategy = args.strategy or DEFAULT_STRATEGY
+        answer = compute_answer(request, request_lag_source(request), strategy)
+        body = answer_body(answer)
     out = getattr(stdout, "buffer", None)
     if out is not None:
         stdout.flush()

@@ -6,14 +6,12 @@ comes from differs (:class:`~lagassign.assign.lag_sources.LagSource`).
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.request import AssignRequest
 from lagassign.assign.request_schema import AnswerForm
@@ -116,27 +114,8 @@ def check_request_lags(request: AssignRequest) -> None:
             raise BadRequest(
                 f"lags[{topic!r}] has {len(values)} values but the topic has {count} partitions"
             )
-        if any(v < 0 for v in values):
+        if values and min(values) < 0:
             raise BadRequest(f"lags[{topic!r}] must not hold negative values")
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector while a strategy builds its answer.
-
-    An answer for a million partitions is a million small lists; the collector
-    would walk them again and again as they are made, several times the rest of
-    the work, and a strategy makes no reference cycles. The pure core never
-    touches the collector itself: its caller decides. Switched back on on the
-    way out, if it was on.
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def compute_answer(
@@ -151,17 +130,18 @@ def compute_answer(
         known = ", ".join(STRATEGIES)
         raise BadRequest(f"strategy: {strategy!r} is unknown; use one of: {known}")
     check_request_lags(request)
-    rebalance = rebalance_of(request, lag)
-    started = time.perf_counter()
     with collector_paused():
+        rebalance = rebalance_of(request, lag)
+        started = time.perf_counter()
         result = run_strategy(strategy, rebalance)
-    compute_ms = (time.perf_counter() - started) * 1000
+        compute_ms = (time.perf_counter() - started) * 1000
+        stats = assignment_stats(rebalance, result)
     return Answer(
         group_id=request.group_id,
         strategy=strategy,
         rebalance=rebalance,
         result=result,
-        stats=assignment_stats(rebalance, result),
+        stats=stats,
         lag=lag,
         compute_ms=compute_ms,
         computed_at=now or datetime.now(UTC),

@@ -36,18 +36,22 @@ class AnswerRecord:
     instance_ids: Mapping[str, str] = field(default_factory=dict)
 
 
-# What a record costs besides its assignment, and each partition number in it.
+# What a record costs besides its assignment; each (member, topic) entry of it (a
+# reference to the topic name, shared with the request, and a list); each partition number.
 RECORD_BYTES = 400
+ENTRY_BYTES = 16
 PARTITION_BYTES = 8
 
 
 def record_bytes(group_id: str, record: AnswerRecord) -> int:
-    """An estimate of the memory ``record`` holds: ids, topic names, partition numbers."""
-    size = RECORD_BYTES + len(group_id)
+    """An estimate of the memory ``record`` holds: ids, topic entries, partition numbers.
+
+    Reads each member once, not each partition: a million-partition answer is
+    estimated in the time of its member count.
+    """
+    size = RECORD_BYTES + len(group_id) + PARTITION_BYTES * record.partitions
     for member_id, topics in record.assignment.items():
-        size += len(member_id) + sum(
-            len(topic) + PARTITION_BYTES * len(parts) for topic, parts in topics.items()
-        )
+        size += len(member_id) + ENTRY_BYTES * len(topics)
     return size + sum(len(i) for i in record.instance_ids.values())
 
 

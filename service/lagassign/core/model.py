@@ -104,6 +104,9 @@ def make_rebalance(
         raise InvalidRebalance("members must not be empty")
     seen: set[str] = set()
     instance_ids: set[str] = set()
+    # Each distinct topic list is checked and put in order once: in a large group
+    # most members share one subscription (hundreds of topics).
+    canon_topics: dict[tuple[str, ...], tuple[str, ...]] = {}
     for i, m in enumerate(given):
         if not m.member_id:
             raise InvalidRebalance(f"members[{i}].member_id must not be empty")
@@ -118,13 +121,18 @@ def make_rebalance(
             instance_ids.add(m.group_instance_id)
         if not m.topics:
             raise InvalidRebalance(f"members[{i}].topics must not be empty")
-        for topic in m.topics:
-            if topic not in partitions:
-                raise InvalidRebalance(
-                    f"members[{i}].topics names {topic!r}, which is missing from partitions"
-                )
+        key = tuple(m.topics)  # the same object when it is a tuple already
+        if key not in canon_topics:
+            for topic in key:
+                if topic not in partitions:
+                    raise InvalidRebalance(
+                        f"members[{i}].topics names {topic!r}, which is missing from partitions"
+                    )
+            canon_topics[key] = tuple(sorted(set(key)))
         for topic, owned in m.owned.items():
             count = partitions.get(topic)
+            if not owned or (min(owned) >= 0 and (count is None or max(owned) < count)):
+                continue
             for p in owned:
                 if p < 0 or (count is not None and p >= count):
                     raise InvalidRebalance(
@@ -135,7 +143,7 @@ def make_rebalance(
         if count < 0:
             raise InvalidRebalance(f"partitions[{topic!r}] must not be negative, got {count}")
 
-    subscribed = {t for m in given for t in m.topics}
+    subscribed = {t for topics in canon_topics.values() for t in topics}
     canon_partitions = {t: partitions[t] for t in sorted(subscribed)}
     canon_lags: dict[str, Sequence[int]] = {}
     for topic, count in canon_partitions.items():
@@ -165,10 +173,10 @@ def make_rebalance(
     canon_members = tuple(
         Member(
             member_id=m.member_id,
-            topics=tuple(sorted(set(m.topics))),
+            topics=canon_topics[tuple(m.topics)],
             group_instance_id=m.group_instance_id,
             owned={
-                t: tuple(sorted(set(ps)))
+                t: canonical_partitions(ps)
                 for t, ps in sorted(m.owned.items())
                 if t in canon_partitions and ps
             },
@@ -184,3 +192,10 @@ def make_rebalance(
         partition_racks=canon_racks,
         protocol=protocol,
     )
+
+
+def canonical_partitions(partitions: Sequence[int]) -> tuple[int, ...]:
+    """Partition ids ascending, each once (one id is its own answer: the usual owned case)."""
+    if len(partitions) == 1:
+        return tuple(partitions)
+    return tuple(sorted(set(partitions)))

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.answer_forms import answer_body
+from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
 from lagassign.assign.request import (
     AssignRequest,
@@ -125,8 +126,9 @@ def answer_and_body(
     topic_ids: Mapping[str, str] | None = None,
 ) -> tuple[Answer, bytes]:
     """The answer and its JSON, in the request's answer form; labelled by topic id if asked so."""
-    answer = compute_answer(request, lag, default_strategy)
-    return answer, answer_body(answer, topic_ids)
+    with collector_paused():
+        answer = compute_answer(request, lag, default_strategy)
+        return answer, answer_body(answer, topic_ids)
 
 
 async def off_loop(in_thread: bool, function: Callable[..., T], *args: Any) -> T:
