@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
-	clean demo bench-shim bench-shim-scale dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak
+	clean demo bench-shim bench-shim-scale dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak bench-scale
 
 install: $(VENV)/.installed
 
@@ -104,6 +104,13 @@ pipeline-synthetic: install
 
 bench: install harness
 	$(PY) -m bench.assign
+
+# POST /assign end to end at Kafka's largest group (2,000 members x 1,000,000 partitions),
+# with churn, and at 100,000 partitions, through a real sidecar; the CLI on the 1M request.
+# Both wire forms side by side (BENCH_SCALE_ARGS="--quick" for one run of each).
+BENCH_SCALE_ARGS ?=
+bench-scale: install
+	$(PY) -m bench.assign_http $(BENCH_SCALE_ARGS)
 
 # The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
 bench-broker: install kafka-dist
