@@ -26,7 +26,10 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>An answer is used only when every member the leader asked about is present, every partition
  * of every subscribed topic is given exactly once, only to a member subscribed to its topic, and
- * nothing unknown appears. The rebalance is eager, so nothing may be withheld in {@code revoked}.
+ * nothing unknown appears. In an eager rebalance nothing may be withheld in {@code revoked}; in a
+ * cooperative one a partition listed in {@code revoked} counts as placed when the member it is
+ * withheld from owns it, and no partition may go straight from one owner to another
+ * ({@link CooperativeRules}).
  *
  * <p>The shim asks for the {@code indexed} answer form ({@code {member: [[topic_index, [partition,
  * ...]], ...]}} beside a {@code topics} list) and reads the {@code topics} form ({@code {member:
@@ -138,6 +141,11 @@ final class AnswerReader {
     }
 
     static Answer read(byte[] body, GroupView view) throws FallbackException {
+        return read(body, view, false);
+    }
+
+    /** The answer to an eager ({@code cooperative} false) or cooperative request. */
+    static Answer read(byte[] body, GroupView view, boolean cooperative) throws FallbackException {
         Parsed parsed;
         try (JsonParser json = TREES.createParser(body)) {
             parsed = parse(json);
@@ -149,14 +157,27 @@ final class AnswerReader {
                     ? "the answer has 'topics' but an assignment in the 'topics' form"
                     : "an assignment in the 'indexed' form without 'topics'");
         }
-        if (withholds(parsed.revoked)) {
+        if (!cooperative && withholds(parsed.revoked)) {
             throw invalid("the answer withholds partitions in 'revoked' in an eager rebalance");
         }
         List<String> names = parsed.names();
         for (Map.Entry<String, Pairs> member : parsed.assignment.entrySet()) {
             checkIndices(member.getValue(), names.size(), "assignment['" + member.getKey() + "']");
         }
-        Map<String, List<TopicPartition>> assignment = check(view, names, parsed.assignment);
+        Map<String, List<TopicPartition>> withheld = new TreeMap<>();
+        if (cooperative && parsed.revoked != null) {
+            for (Map.Entry<String, Pairs> member : parsed.revoked.entrySet()) {
+                checkIndices(member.getValue(), names.size(), "revoked['" + member.getKey() + "']");
+                List<TopicPartition> partitions = partitionsOf(member.getValue(), names);
+                if (!partitions.isEmpty()) {
+                    withheld.put(member.getKey(), partitions);
+                }
+            }
+        }
+        Map<String, List<TopicPartition>> assignment = check(view, names, parsed.assignment, withheld);
+        if (cooperative) {
+            CooperativeRules.check(view, assignment, withheld);
+        }
         JsonNode lag = parsed.lag;
         JsonNode stats = parsed.stats;
         return new Answer(assignment, parsed.strategy.isTextual() ? parsed.strategy.textValue() : null,
@@ -307,7 +328,7 @@ final class AnswerReader {
      * (topic after topic, in the view's order), so a million of them cost a few megabytes.
      */
     private static Map<String, List<TopicPartition>> check(GroupView view, List<String> names,
-            Map<String, Pairs> given) throws FallbackException {
+            Map<String, Pairs> given, Map<String, List<TopicPartition>> withheld) throws FallbackException {
         Map<String, SortedSet<String>> topicsOf = new TreeMap<>();
         view.memberTopics().forEach((memberId, topics) -> {
             if (!topics.isEmpty()) {
@@ -387,6 +408,15 @@ final class AnswerReader {
                 }
             }
         }
+        // A withheld partition (cooperative) is placed too; CooperativeRules checks who owns it.
+        for (List<TopicPartition> partitions : withheld.values()) {
+            for (TopicPartition tp : partitions) {
+                Integer first = firstId.get(tp.topic());
+                if (first != null && tp.partition() >= 0 && tp.partition() < view.partitions().get(tp.topic())) {
+                    assigned.set(first + tp.partition());
+                }
+            }
+        }
         Set<String> subscribed = view.subscribedTopics();
         for (Map.Entry<String, Integer> topic : view.partitions().entrySet()) {
             if (!subscribed.contains(topic.getKey())) {
@@ -419,6 +449,18 @@ final class AnswerReader {
                 .mapToInt(Integer::intValue).toArray();
     }
 
+    /** A member's pairs as topic-partitions, in the answer's order. */
+    private static List<TopicPartition> partitionsOf(Pairs pairs, List<String> names) {
+        List<TopicPartition> out = new ArrayList<>(pairs.ids.size());
+        for (int i = 0; i < pairs.size(); i++) {
+            String topic = names.get(pairs.topic.get(i));
+            for (int k = pairs.start(i); k < pairs.end.get(i); k++) {
+                out.add(new TopicPartition(topic, pairs.ids.get(k)));
+            }
+        }
+        return out;
+    }
+
     private static boolean withholds(Map<String, Pairs> revoked) {
         if (revoked == null) {
             return false;
@@ -435,7 +477,7 @@ final class AnswerReader {
         return new FallbackException(FallbackReason.MALFORMED, message);
     }
 
-    private static FallbackException invalid(String message) {
+    static FallbackException invalid(String message) {
         return new FallbackException(FallbackReason.INVALID, message);
     }
 }

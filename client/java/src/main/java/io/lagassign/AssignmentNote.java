@@ -7,7 +7,8 @@ package io.lagassign;
  * knew no lag, or not all of it, is {@code {"v": 1, "by": "sidecar", "strategy": "balanced",
  * "reason": "lag_blind"}} (or {@code "lag_partial"}).
  *
- * @param by       {@code "sidecar"} or {@code "range"}
+ * @param by       {@code "sidecar"}, {@code "range"} or {@code "cooperative-sticky"} (the fallback of
+ *                 {@link CooperativeLagAssignor})
  * @param strategy the sidecar's strategy, or null
  * @param reason   the fallback reason's label, {@code lag_blind}, {@code lag_partial}, or null
  */

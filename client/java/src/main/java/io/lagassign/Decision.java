@@ -5,9 +5,10 @@ import java.util.Optional;
 
 /**
  * How one rebalance led by this consumer was assigned: by the sidecar's answer or by Kafka's
- * RangeAssignor, why, and how long the leader took to decide.
+ * assignor the shim falls back to (RangeAssignor, or CooperativeStickyAssignor for
+ * {@link CooperativeLagAssignor}), why, and how long the leader took to decide.
  *
- * @param by        {@code "sidecar"} or {@code "range"}
+ * @param by        {@code "sidecar"}, {@code "range"} or {@code "cooperative-sticky"}
  * @param strategy  the sidecar's strategy, when its answer was used
  * @param reason    the fallback reason, when it was not
  * @param message   what went wrong, when it was not
@@ -20,6 +21,7 @@ public record Decision(
 
     public static final String BY_SIDECAR = "sidecar";
     public static final String BY_RANGE = "range";
+    public static final String BY_COOPERATIVE_STICKY = "cooperative-sticky";
     /** The outcome label of a sidecar answer that knew every partition's lag. */
     public static final String LAG_AWARE = "sidecar";
 
@@ -29,8 +31,13 @@ public record Decision(
     }
 
     static Decision range(FallbackException cause, Duration elapsed) {
+        return fallback(BY_RANGE, cause, elapsed);
+    }
+
+    /** A rebalance assigned by Kafka's assignor named {@code by}, for {@code cause}. */
+    static Decision fallback(String by, FallbackException cause, Duration elapsed) {
         return new Decision(
-                BY_RANGE, Optional.empty(), Optional.of(cause.reason()), Optional.ofNullable(cause.getMessage()),
+                by, Optional.empty(), Optional.of(cause.reason()), Optional.ofNullable(cause.getMessage()),
                 elapsed, Optional.empty());
     }
 

@@ -152,6 +152,14 @@ final class GroupView {
      * @param resetPolicy the consumer's {@code auto.offset.reset} (earliest, latest, none), or null
      */
     byte[] requestBody(String strategy, String resetPolicy) {
+        return requestBody(strategy, resetPolicy, "eager");
+    }
+
+    /**
+     * The {@code POST /assign} request for the rebalance protocol {@code protocol}: {@code eager}
+     * or {@code cooperative} (the sidecar then withholds partitions that change owner).
+     */
+    byte[] requestBody(String strategy, String resetPolicy, String protocol) {
         Map<SortedSet<String>, Integer> subscriptionIndex = new LinkedHashMap<>();
         knownTopics.values().forEach(topics -> {
             if (!topics.isEmpty()) {
@@ -198,7 +206,7 @@ final class GroupView {
                 json.writeNumberField(topic, partitions.get(topic));
             }
             json.writeEndObject();
-            json.writeStringField("protocol", "eager");
+            json.writeStringField("protocol", protocol);
             json.writeStringField("answer_form", "indexed");
             if (strategy != null) {
                 json.writeStringField("strategy", strategy);

@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * travel in the subscription user data, the same JSON as the Python shim's, so Python and Java
  * consumers can share a group.
  *
- * <p>Eager only: the fallback, RangeAssignor, is an eager assignor, so the shim cannot promise
- * the cooperative protocol's rules.
+ * <p>Eager only: the fallback, RangeAssignor, is an eager assignor, so this assignor cannot promise
+ * the cooperative protocol's rules. {@link CooperativeLagAssignor} is the cooperative one.
  */
 public class LagAssignor implements ConsumerPartitionAssignor, Configurable, AutoCloseable {
     public static final String NAME = "lagassign";
@@ -141,27 +141,56 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         long started = System.nanoTime();
         int members = groupSubscription.groupSubscription().size();
         try {
-            GroupView view = GroupView.of(config.groupId(), metadata, groupSubscription.groupSubscription());
-            byte[] answerBody = sidecar.postAssign(view.requestBody(config.strategy(), config.resetPolicy()),
-                    started + sidecar.timeout().toNanos());
-            AnswerReader.Answer answer = AnswerReader.read(answerBody, view);
+            GroupView view = view(metadata, groupSubscription);
+            byte[] answerBody = sidecar.postAssign(requestBody(view), started + sidecar.timeout().toNanos());
+            AnswerReader.Answer answer = read(answerBody, view);
             Decision decision = Decision.sidecar(answer.strategy(), answer.blindness(),
                     Duration.ofNanos(System.nanoTime() - started));
             counters.count(decision);
             logAnswer(decision, answer, members, view.partitionCount());
             return noted(answer.assignment(), decision);
         } catch (FallbackException e) {
-            Decision decision = Decision.range(e, Duration.ofNanos(System.nanoTime() - started));
+            Decision decision = Decision.fallback(fallbackAssignor().name(), e,
+                    Duration.ofNanos(System.nanoTime() - started));
             counters.count(decision);
             Map<String, List<TopicPartition>> ranged = new TreeMap<>();
-            fallback.assign(metadata, groupSubscription).groupAssignment()
+            fallbackAssignor().assign(metadata, fallbackSubscription(groupSubscription)).groupAssignment()
                     .forEach((memberId, given) -> ranged.put(memberId, given.partitions()));
             int partitions = ranged.values().stream().mapToInt(List::size).sum();
-            LOG.warn("lagassign: group {} falls back to the range assignor ({}): {}; {} members, {} partitions, "
-                    + "member lag unknown, {} ms", config.groupId(), e.reason().label(), e.getMessage(), members,
-                    partitions, millis(decision));
+            LOG.warn("lagassign: group {} falls back to the {} assignor ({}): {}; {} members, {} partitions, "
+                    + "member lag unknown, {} ms", config.groupId(), fallbackAssignor().name(), e.reason().label(),
+                    e.getMessage(), members, partitions, millis(decision));
             return noted(ranged, decision);
         }
+    }
+
+    /** The group as this rebalance's request describes it. */
+    GroupView view(Cluster metadata, GroupSubscription groupSubscription) throws FallbackException {
+        return GroupView.of(config.groupId(), metadata, groupSubscription.groupSubscription());
+    }
+
+    /** The {@code POST /assign} body: an eager rebalance. */
+    byte[] requestBody(GroupView view) {
+        return view.requestBody(config.strategy(), config.resetPolicy());
+    }
+
+    /** The sidecar's answer, checked for an eager rebalance (nothing withheld). */
+    AnswerReader.Answer read(byte[] body, GroupView view) throws FallbackException {
+        return AnswerReader.read(body, view);
+    }
+
+    /** Kafka's assignor this shim falls back to. */
+    ConsumerPartitionAssignor fallbackAssignor() {
+        return fallback;
+    }
+
+    /** The group's subscriptions as the fallback assignor reads them. */
+    GroupSubscription fallbackSubscription(GroupSubscription groupSubscription) {
+        return groupSubscription;
+    }
+
+    LagAssignorConfig config() {
+        return config;
     }
 
     private void logAnswer(Decision decision, AnswerReader.Answer answer, int members, int partitions) {

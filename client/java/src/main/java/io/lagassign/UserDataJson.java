@@ -93,7 +93,8 @@ final class UserDataJson {
             return Optional.empty();
         }
         String by = text(parsed.get().path("by"));
-        if (!Decision.BY_SIDECAR.equals(by) && !Decision.BY_RANGE.equals(by)) {
+        if (!Decision.BY_SIDECAR.equals(by) && !Decision.BY_RANGE.equals(by)
+                && !Decision.BY_COOPERATIVE_STICKY.equals(by)) {
             return Optional.empty();
         }
         return Optional.of(new AssignmentNote(
