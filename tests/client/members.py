@@ -275,6 +275,7 @@ class JavaMember:
         log_dir: Path,
         commit: bool = True,
         advise_ms: int | None = None,
+        cooperative: bool = False,
     ) -> None:
         self.name = name
         #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
@@ -283,6 +284,7 @@ class JavaMember:
             "java",
             "-Xmx256m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            f"-Dlagassign.member.cooperative={'true' if cooperative else 'false'}",
             "-cp",
             classpath,
             "io.lagassign.GroupMember",
@@ -302,6 +304,7 @@ class JavaMember:
         self._partitions: set[Partition] = set()
         self._consumed: set[Record] = set()
         self._last: dict[str, Any] = {}
+        self._events: list[dict[str, Any]] = []
         self._reader: threading.Thread | None = None
 
     async def start(self) -> None:
@@ -318,11 +321,14 @@ class JavaMember:
         for raw in self._process.stdout:
             event = json.loads(raw)
             with self._lock:
+                self._events.append(event)
                 if event["event"] == "assigned":
                     self._partitions = {(t, p) for t, p in event["partitions"]}
                     self._last = event
                 elif event["event"] == "revoked":
-                    self._partitions = set()
+                    # Eager: everything; cooperative: only the partitions listed.
+                    revoked = {(t, p) for t, p in event.get("partitions", [])}
+                    self._partitions = self._partitions - revoked if revoked else set()
                 elif event["event"] == "consumed":
                     self._consumed.update((t, p, o) for t, p, o in event["records"])
                 elif event["event"] == "enforced":
@@ -356,6 +362,11 @@ class JavaMember:
         with self._lock:
             note = self._last.get("note")
         return dict(note) if note else None
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every JSON line it printed so far, in order (a copy)."""
+        with self._lock:
+            return list(self._events)
 
     def generation(self) -> int | None:
         """The generation of its last assignment."""

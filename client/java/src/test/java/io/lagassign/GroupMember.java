@@ -33,13 +33,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * GroupMember BOOTSTRAP GROUP TOPIC[,TOPIC...] SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT [ADVISE_MS]
  * </pre>
  *
+ * <p>With the system property {@code lagassign.member.cooperative=true} the consumer uses
+ * {@link CooperativeLagAssignor} (the cooperative protocol) instead of {@link LagAssignor}.
+ *
  * <p>With ADVISE_MS, the poll loop calls a {@link RebalanceAdvisor} (checking the advice at most
  * every ADVISE_MS) after every poll and prints {@code {"event": "enforced", "generation"}} when it
  * forces a rebalance.
  *
- * <p>Prints JSON lines on stdout: {@code {"event": "assigned", "member_id", "partitions",
- * "note", "decision", "fallbacks"}} after every rebalance (and {@code {"event": "revoked"}}
- * before it), {@code {"event": "consumed",
+ * <p>Prints JSON lines on stdout, each with {@code "ts"} (wall clock, ms): {@code {"event":
+ * "assigned", "member_id", "partitions" (the whole assignment), "added", "note", "decision",
+ * "fallbacks"}} after every rebalance (and {@code {"event": "revoked", "partitions"}} when the
+ * listener revokes some), {@code {"event": "consumed",
  * "records": [[topic, partition, offset], ...]}} after every poll that returned records (their
  * offsets committed first when COMMIT is {@code true}), and {@code {"event": "closed"}} at the end. It leaves the group
  * and exits when stdin says {@code stop} or closes.
@@ -62,7 +66,9 @@ public final class GroupMember {
         props.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, args[5]);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RecordingLagAssignor.class.getName());
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                Boolean.getBoolean("lagassign.member.cooperative")
+                        ? RecordingLagAssignor.Cooperative.class.getName() : RecordingLagAssignor.class.getName());
         props.put(LagAssignor.URL_CONFIG, args[3]);
         props.put(LagAssignor.TIMEOUT_MS_CONFIG, args[4]);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -96,7 +102,11 @@ public final class GroupMember {
             consumer.subscribe(Arrays.asList(args[2].split(",")), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    OUT.println("{\"event\":\"revoked\"}");
+                    ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+                    line.put("event", "revoked");
+                    line.put("ts", System.currentTimeMillis());
+                    partitionList(line.putArray("partitions"), partitions);
+                    OUT.println(line);
                 }
 
                 @Override
@@ -113,7 +123,7 @@ public final class GroupMember {
                 }
                 if (advisor != null && advisor.maybeRebalance(consumer)) {
                     OUT.println("{\"event\":\"enforced\",\"generation\":" + consumer.groupMetadata().generationId()
-                            + "}");
+                            + ",\"ts\":" + System.currentTimeMillis() + "}");
                 }
                 if (!records.isEmpty()) {
                     if (commit) {
@@ -121,6 +131,7 @@ public final class GroupMember {
                     }
                     ObjectNode line = UserDataJson.MAPPER.createObjectNode();
                     line.put("event", "consumed");
+                    line.put("ts", System.currentTimeMillis());
                     ArrayNode list = line.putArray("records");
                     for (ConsumerRecord<byte[], byte[]> record : records) {
                         list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
@@ -141,17 +152,22 @@ public final class GroupMember {
         }
     }
 
-    private static void report(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
-        RecordingLagAssignor assignor = RecordingLagAssignor.latest();
-        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
-        line.put("event", "assigned");
-        line.put("member_id", consumer.groupMetadata().memberId());
-        line.put("generation", consumer.groupMetadata().generationId());
-        ArrayNode list = line.putArray("partitions");
+    private static void partitionList(ArrayNode list, Collection<TopicPartition> partitions) {
         List<TopicPartition> sorted = new ArrayList<>(partitions);
         sorted.sort((a, b) -> a.topic().equals(b.topic())
                 ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
         sorted.forEach(tp -> list.addArray().add(tp.topic()).add(tp.partition()));
+    }
+
+    private static void report(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
+        LagAssignor assignor = RecordingLagAssignor.latest();
+        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+        line.put("event", "assigned");
+        line.put("ts", System.currentTimeMillis());
+        line.put("member_id", consumer.groupMetadata().memberId());
+        line.put("generation", consumer.groupMetadata().generationId());
+        partitionList(line.putArray("partitions"), consumer.assignment());
+        partitionList(line.putArray("added"), partitions);
         assignor.assignedBy().ifPresentOrElse(note -> {
             ObjectNode noted = line.putObject("note");
             noted.put("by", note.by());

@@ -5,13 +5,21 @@ package io.lagassign;
  * {@link GroupMember} program (one consumer per JVM) can report the shim's counters and notes.
  */
 public class RecordingLagAssignor extends LagAssignor {
-    private static volatile RecordingLagAssignor latest;
+    private static volatile LagAssignor latest;
 
     public RecordingLagAssignor() {
         latest = this;
     }
 
-    static RecordingLagAssignor latest() {
+    /** The last {@link RecordingLagAssignor} or {@link Cooperative} made. */
+    static LagAssignor latest() {
         return latest;
+    }
+
+    /** {@link CooperativeLagAssignor} as is, remembered the same way. */
+    public static class Cooperative extends CooperativeLagAssignor {
+        public Cooperative() {
+            latest = this;
+        }
     }
 }

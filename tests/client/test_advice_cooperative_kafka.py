@@ -1,0 +1,166 @@
+"""An advised rebalance on the cooperative protocol: real broker, a sidecar just started,
+real Java consumers with ``CooperativeLagAssignor`` and the ``RebalanceAdvisor``.
+
+The same stable two-member group as ``test_advice_kafka`` (four partitions, committed
+at 0, members that consume but never commit), now with records trickling onto every
+partition the whole run. A backlog lands on one member's partitions; the advised
+rebalance then moves only what changes:
+
+- the partitions that keep their owner are never revoked, as the members' own
+  rebalance listeners report;
+- they are consumed on through the rebalance: records of each of them are read
+  between the enforced rebalance and the group's last assignment, and every offset is
+  read exactly once (never re-read from the committed offset, as a revoked and
+  reassigned partition is);
+- the partitions that move are read again from the committed offset by their new
+  member, which shows that the exactly-once check can fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
+from tests.client.backlog import GROUP_PREFIX
+from tests.client.members import JavaMember
+from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
+    ADVISE_MS,
+    PARTITIONS,
+    advising_sidecar,
+    land_backlog,
+    stable_group,
+)
+
+pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
+
+TRICKLE_EVERY_S = 0.2
+RUN_S = 60.0
+AFTER_S = 3.0
+
+Partition = tuple[str, int]
+
+
+async def trickle(bootstrap: str, topic: str, stop: asyncio.Event) -> int:
+    """One record on every partition every TRICKLE_EVERY_S until ``stop``, at most RUN_S."""
+    rounds = 0
+    deadline = time.monotonic() + RUN_S + 30.0
+    while not stop.is_set() and time.monotonic() < deadline:
+        await produce(bootstrap, topic, [1] * PARTITIONS)
+        rounds += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), TRICKLE_EVERY_S)
+    return rounds
+
+
+def consumed(events: list[dict[str, Any]]) -> list[tuple[int, Partition, int]]:
+    """(ts, partition, offset) of every record a member read, repeats included."""
+    return [
+        (e["ts"], (t, p), o) for e in events if e["event"] == "consumed" for t, p, o in e["records"]
+    ]
+
+
+async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that_stay(
+    kafka_broker: LocalKafka,
+    advising_sidecar: SidecarProcess,  # noqa: F811
+    kafka_names: Callable[[str], str],
+    java_classpath: str,
+    tmp_path: Path,
+) -> None:
+    sidecar = advising_sidecar
+    group = GROUP_PREFIX + kafka_names("group")
+    topic = kafka_names("topic")
+    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
+    await commit(kafka_broker.bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    members = [
+        JavaMember(
+            f"{kafka_names('member')}-{i}",
+            kafka_broker.bootstrap,
+            group,
+            [topic],
+            sidecar.url,
+            1.5,
+            java_classpath,
+            tmp_path,
+            commit=False,
+            advise_ms=ADVISE_MS,
+            cooperative=True,
+        )
+        for i in range(2)
+    ]
+    stop = asyncio.Event()
+    producing: asyncio.Task[int] | None = None
+    try:
+        await stable_group(sidecar, group, members)
+        start_generation = members[0].generation()
+        assert start_generation is not None
+        before = {m.name: m.partitions() for m in members}
+        await land_backlog(kafka_broker.bootstrap, sidecar, group, members[0])
+        # From here on the lag only grows, and the advice (held 2 s) comes after.
+        producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
+
+        async def moved() -> bool:
+            gens = {m.generation() for m in members}
+            held = [m.partitions() for m in members]
+            return (
+                len(gens) == 1
+                and gens != {start_generation}
+                and sorted(len(h) for h in held) == [2, 2]
+                and set().union(*held) == {(topic, p) for p in range(PARTITIONS)}
+                and held != list(before.values())
+            )
+
+        await eventually_async(moved, RUN_S, "an advised cooperative rebalance", 0.5)
+        await asyncio.sleep(AFTER_S)  # records keep coming after the last assignment
+        after = {m.name: m.partitions() for m in members}
+        stopped_ts = time.time() * 1000
+        stop.set()
+        assert await producing > 0
+    finally:
+        stop.set()
+        for m in members:
+            await m.stop()
+
+    kept = {name: before[name] & after[name] for name in before}
+    kept_all = set().union(*kept.values())
+    moved_all = {(topic, p) for p in range(PARTITIONS)} - kept_all
+    assert kept_all, (before, after)
+    assert moved_all, (before, after)
+    assert sum(m.enforced for m in members) == 1
+    # Every assignment came from the sidecar's cooperative answer, none from the fallback.
+    notes = [e["note"] for m in members for e in m.events() if e["event"] == "assigned"]
+    assert notes
+    assert all(n is not None and n["by"] == "sidecar" for n in notes), notes
+
+    # Leaving the group at the end revokes everything: only events before that count.
+    events = {
+        m.name: [e for e in m.events() if e.get("ts", stopped_ts + 1) <= stopped_ts]
+        for m in members
+    }
+    enforced_ts = min(e["ts"] for es in events.values() for e in es if e["event"] == "enforced")
+    last_assigned_ts = max(
+        e["ts"] for es in events.values() for e in es if e["event"] == "assigned"
+    )
+    for name, es in events.items():
+        revoked = {(t, p) for e in es if e["event"] == "revoked" for t, p in e["partitions"]}
+        assert not revoked & kept[name], f"{name} was told to revoke {revoked & kept[name]}"
+        records = consumed(es)
+        for tp in kept[name]:
+            during = [
+                o for ts, p, o in records if p == tp and enforced_ts <= ts <= last_assigned_ts
+            ]
+            assert during, f"{name} read nothing of {tp} during the rebalance"
+            repeats = [o for o, n in Counter(o for _, p, o in records if p == tp).items() if n > 1]
+            assert not repeats, f"{name} read offsets {repeats[:5]} of {tp} twice"
+    reread = Counter((p, o) for es in events.values() for _, p, o in consumed(es) if p in moved_all)
+    assert any(n > 1 for n in reread.values()), "no moved partition was read again"
