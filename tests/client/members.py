@@ -31,6 +31,7 @@ from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 from kafka.errors import KafkaError as KafkaPythonError  # type: ignore[import-untyped]
 
 from lagassign_client import LagAssignor
+from lagassign_client.advice import RebalanceAdvisor
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
 
 Partition = tuple[str, int]
@@ -108,9 +109,14 @@ class AiokafkaMember:
         *,
         group_instance_id: str | None = None,
         shim_group: str | None = None,
+        advise_every_s: float | None = None,
     ) -> None:
         self.name = name
         self.commit = commit
+        self._url = url
+        self._advise_every_s = advise_every_s
+        #: Its RebalanceAdvisor (only with ``advise_every_s``), made once the consumer started.
+        self.advisor: RebalanceAdvisor | None = None
         # The consumer reads from the earliest offset; the shim says so to the sidecar.
         # ``shim_group``: another group id for the shim than the consumer's (a mistake).
         self.assignor = LagAssignor(
@@ -138,11 +144,17 @@ class AiokafkaMember:
 
     async def start(self) -> None:
         await self.consumer.start()
+        if self._advise_every_s is not None:
+            self.advisor = RebalanceAdvisor.for_aiokafka(
+                self.consumer, self.assignor, url=self._url, every_s=self._advise_every_s
+            )
         self._task = asyncio.create_task(self._consume(), name=f"consume-{self.name}")
 
     async def _consume(self) -> None:
         while True:
             batch = await self.consumer.getmany(timeout_ms=POLL_MS)
+            if self.advisor is not None:
+                self.advisor.maybe_rebalance()
             for records in batch.values():
                 self._consumed.update((r.topic, r.partition, r.offset) for r in records)
             if batch and self.commit:
@@ -157,6 +169,8 @@ class AiokafkaMember:
                 await self._task
         await self.consumer.stop()
         self.assignor.close()
+        if self.advisor is not None:
+            self.advisor.close()
 
     def partitions(self) -> set[Partition]:
         return self._owned.partitions()
@@ -190,9 +204,14 @@ class KafkaPythonMember:
         url: str,
         timeout_s: float,
         commit: bool = True,
+        advise_every_s: float | None = None,
     ) -> None:
         self.name = name
         self.commit = commit
+        self._url = url
+        self._advise_every_s = advise_every_s
+        #: Its RebalanceAdvisor (only with ``advise_every_s``), made on its polling thread.
+        self.advisor: RebalanceAdvisor | None = None
         # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
         # remaining timeout, so each poll outlasts the shim's deadline (see the shim's docs).
         self._poll_ms = round(timeout_s * 1000) + 1000
@@ -223,9 +242,15 @@ class KafkaPythonMember:
     def _consume(self) -> None:
         consumer = kafka.KafkaConsumer(**self._settings)
         consumer.subscribe(self._topics, listener=self._owned)
+        if self._advise_every_s is not None:
+            self.advisor = RebalanceAdvisor.for_kafka_python(
+                consumer, self.assignor, url=self._url, every_s=self._advise_every_s
+            )
         try:
             while not self._stopping.is_set():
                 batch = consumer.poll(timeout_ms=self._poll_ms)
+                if self.advisor is not None:
+                    self.advisor.maybe_rebalance()
                 seen = {(r.topic, r.partition, r.offset) for rs in batch.values() for r in rs}
                 if batch and self.commit:
                     with contextlib.suppress(KafkaPythonError):
@@ -240,6 +265,8 @@ class KafkaPythonMember:
         if self._thread.is_alive():
             await asyncio.to_thread(self._thread.join, STOP_TIMEOUT_S)
         self.assignor.close()
+        if self.advisor is not None:
+            self.advisor.close()
 
     def partitions(self) -> set[Partition]:
         return self._owned.partitions()

@@ -74,12 +74,14 @@ class LagAssignor(ShimAssignor):
 
     def metadata(self, topics: Iterable[str]) -> Any:
         """This member's subscription, with owned partitions in the user data."""
+        self.leadership.joining()
         return _protocol().ConsumerProtocolMemberMetadata(
             self.version, sorted(topics), self.member.subscription_user_data()
         )
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or aiokafka's range."""
+        self.leadership.leading()
         assignment, decision = self.leader.decide(
             subscribers_of(members), cluster.partitions_for_topic
         )
@@ -94,6 +96,7 @@ class LagAssignor(ShimAssignor):
         return member_assignments(assignment, note, self.version)
 
     def on_assignment(self, assignment: Any) -> None:
+        self.leadership.assigned()
         self.member.on_assignment(
             ((tp.topic, tp.partition) for tp in assignment.partitions()), assignment.user_data
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import httpx
 
 from lagassign_client.leader import Decision, GroupLeader
+from lagassign_client.leadership import Leadership
 from lagassign_client.member import MemberState
 from lagassign_client.sidecar import Sidecar
 from lagassign_client.userdata import AssignmentUserData
@@ -66,6 +67,8 @@ class ShimAssignor:
         sidecar = Sidecar(url, timeout_s=timeout_s, token=token, transport=transport)
         self.leader = GroupLeader(sidecar, group_id, strategy, reset_policy)
         self.member = MemberState(instance_id=instance_id, rack=rack)
+        #: Whether this member led the last rebalance (read by the rebalance advisor).
+        self.leadership = Leadership()
 
     @property
     def fallbacks(self) -> dict[str, int]:

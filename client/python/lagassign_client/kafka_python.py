@@ -174,6 +174,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     def metadata(self, topics: Iterable[str]) -> Any:
         """This member's subscription; called by kafka-python for every JoinGroup."""
+        self.leadership.joining()
         self._watch(coordinator_of_this_join())
         dropped = self.dropped.rejoining()
         if dropped is not None:
@@ -262,6 +263,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     def assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or kafka-python's range."""
+        self.leadership.leading()
         subscribers = [
             Subscriber(
                 member_id=member.member_id,
@@ -307,6 +309,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
         }
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
+        self.leadership.assigned()
         self.dropped.applied()
         self.member.on_assignment(
             ((tp.topic, tp.partition) for tp in assignment.partitions()),

@@ -1,0 +1,180 @@
+"""The Python rebalance advisor's own rules, with the sidecar's answer injected.
+
+Real HTTP is replaced by ``httpx.MockTransport`` (to answer advised, not advised,
+or fail on demand) and the consumer by a recorded membership; the real-broker proof
+is ``test_advice_python_kafka.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import httpx
+import pytest
+
+from lagassign_client.advice import RebalanceAdvisor
+from lagassign_client.advice_libraries import TESTED_VERSIONS, aiokafka_group
+from lagassign_client.leadership import Leadership
+
+WAIT_S = 5.0
+
+
+class Membership:
+    """A consumer's generation, and the rejoins asked of it."""
+
+    def __init__(self, generation: int | None = 7) -> None:
+        self.current = generation
+        self.rejoins: list[str] = []
+
+    def generation(self) -> int | None:
+        return self.current
+
+    def request_rejoin(self, reason: str) -> None:
+        self.rejoins.append(reason)
+
+
+class Sidecar:
+    """Answers GET /groups/{group}/advice as told; counts the requests."""
+
+    def __init__(self) -> None:
+        self.advised = True
+        self.fail = False
+        self.paths: list[str] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.raw_path.decode())
+        if self.fail:
+            raise httpx.ConnectError("connection refused", request=request)
+        body = {"advised": self.advised, "reason": "worst lag 1700 -> 910 (46%)"}
+        return httpx.Response(200, content=json.dumps(body).encode())
+
+
+def led() -> Leadership:
+    leadership = Leadership()
+    leadership.joining()
+    leadership.leading()
+    leadership.assigned()
+    return leadership
+
+
+def advisor(
+    sidecar: Sidecar, membership: Membership, leadership: Leadership, every_s: float = 0.05
+) -> RebalanceAdvisor:
+    return RebalanceAdvisor(
+        membership,
+        leadership,
+        url="http://127.0.0.1:1/",
+        group_id="orders/eu",
+        every_s=every_s,
+        transport=httpx.MockTransport(sidecar.handle),
+    )
+
+
+def run_until(a: RebalanceAdvisor, done: object, timeout_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        a.maybe_rebalance()
+        if callable(done) and done():
+            return
+        time.sleep(0.01)
+    raise AssertionError("not within the time limit")
+
+
+def test_the_leader_asks_for_one_rebalance_per_generation() -> None:
+    sidecar, membership = Sidecar(), Membership()
+    a = advisor(sidecar, membership, led())
+    run_until(a, lambda: membership.rejoins)
+    assert membership.rejoins == ["lagassign advice: worst lag 1700 -> 910 (46%)"]
+    assert sidecar.paths[0] == "/groups/orders%2Feu/advice"
+    time.sleep(0.2)
+    for _ in range(20):
+        a.maybe_rebalance()
+        time.sleep(0.01)
+    assert len(membership.rejoins) == 1, "the same generation is never rebalanced twice"
+    membership.current = 8
+    run_until(a, lambda: len(membership.rejoins) == 2)
+    assert a.enforced == 2
+
+
+def test_a_member_that_did_not_lead_never_asks() -> None:
+    sidecar, membership = Sidecar(), Membership()
+    follower = Leadership()
+    follower.joining()
+    follower.assigned()
+    a = advisor(sidecar, membership, follower)
+    for _ in range(30):
+        assert a.maybe_rebalance() is False
+        time.sleep(0.01)
+    assert sidecar.paths == []
+    assert a.requests == 0
+
+
+def test_nothing_while_the_group_rebalances_or_when_not_advised() -> None:
+    sidecar, membership = Sidecar(), Membership(generation=None)
+    a = advisor(sidecar, membership, led())
+    for _ in range(20):
+        a.maybe_rebalance()
+        time.sleep(0.01)
+    assert sidecar.paths == []
+    membership.current = 3
+    sidecar.advised = False
+    run_until(a, lambda: len(sidecar.paths) >= 3)
+    assert membership.rejoins == []
+
+
+def test_at_most_one_request_per_interval() -> None:
+    sidecar, membership = Sidecar(), Membership()
+    sidecar.advised = False
+    a = advisor(sidecar, membership, led(), every_s=0.5)
+    started = time.monotonic()
+    while time.monotonic() - started < 1.2:
+        a.maybe_rebalance()
+        time.sleep(0.005)
+    assert 2 <= len(sidecar.paths) <= 3, sidecar.paths
+
+
+def test_an_answer_from_the_previous_generation_is_not_acted_on() -> None:
+    sidecar, membership = Sidecar(), Membership()
+    a = advisor(sidecar, membership, led(), every_s=60.0)
+    run_until(a, lambda: len(sidecar.paths) == 1 and not a._in_flight)
+    membership.current = 8  # the group rebalanced after the sidecar answered
+    for _ in range(20):
+        a.maybe_rebalance()
+        time.sleep(0.01)
+    assert membership.rejoins == []
+
+
+def test_an_unreachable_sidecar_is_logged_once_and_changes_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sidecar, membership = Sidecar(), Membership()
+    sidecar.fail = True
+    a = advisor(sidecar, membership, led())
+    with caplog.at_level(logging.INFO, logger="lagassign_client"):
+        run_until(a, lambda: len(sidecar.paths) >= 5)
+        assert membership.rejoins == []
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1
+        assert "cannot read the rebalance advice" in warnings[0].getMessage()
+        assert a.warnings == 1
+        sidecar.fail = False
+        run_until(a, lambda: membership.rejoins)
+    assert any("answers the advice again" in r.getMessage() for r in caplog.records)
+
+
+def test_an_untested_library_version_is_refused_once(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(TESTED_VERSIONS, "aiokafka", ("0.0.1",))
+
+    class Consumer:
+        _coordinator = Membership()
+
+    with caplog.at_level(logging.WARNING, logger="lagassign_client"):
+        assert aiokafka_group(Consumer()) is None
+    assert "tested with aiokafka 0.0.1" in caplog.text
+    a = RebalanceAdvisor(None, led(), url="http://127.0.0.1:1", group_id="orders")
+    assert a.maybe_rebalance() is False
+    assert a.requests == 0
