@@ -87,6 +87,8 @@ class Advice:
     hold_s: float = 0.0
     last_rebalance: datetime | None = None
     cooldown_until: datetime | None = None
+    #: What the lags are (:mod:`lagassign.groups.advice_weights`): kafka, kafka-load, forecast.
+    lag_source: str = "kafka"
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +143,14 @@ def advise(
     now: datetime,
     kafka_up: bool,
     policy: AdvicePolicy,
+    lag_source: str = "kafka",
 ) -> Outcome:
-    """The advice for ``group_id`` at ``now`` from its fresh ``snapshot`` (or none)."""
+    """The advice for ``group_id`` at ``now`` from its fresh ``snapshot`` (or none).
+
+    ``lag_source`` says what the snapshot's lags are: ``kafka`` (the backlog), or the
+    weights :func:`lagassign.groups.advice_weights.weighed` put in their place.
+    """
+    what = {"kafka-load": "load", "forecast": "forecast lag"}.get(lag_source, "lag")
     state = previous or AdviceState()
     stale = staleness(snapshot, now=now, kafka_up=kafka_up, policy=policy)
     if stale is not None or snapshot is None:
@@ -173,6 +181,7 @@ def advise(
             policy.min_gain,
             hold_s=policy.hold_s,
             last_rebalance=last_rebalance,
+            lag_source=lag_source,
             **values,
         )
         return Outcome(advice, judged if weighed else base, rebalanced, followed)
@@ -200,10 +209,10 @@ def advise(
         "partitions_to_move": now_result.moved,
     }
     if worst_now <= 0:
-        return no("the group has no lag", **figures)
+        return no(f"the group has no {what}", **figures)
     if now_result.moved == 0 or gain < policy.min_gain:
         return no(
-            f"a rebalance would lower the worst member's lag by {gain:.0%}, "
+            f"a rebalance would lower the worst member's {what} by {gain:.0%}, "
             f"below {policy.min_gain:.0%}",
             **figures,
         )
@@ -224,6 +233,7 @@ def advise(
             policy.min_gain,
             hold_s=policy.hold_s,
             last_rebalance=last_rebalance,
+            lag_source=lag_source,
             **common,
         )
         return Outcome(advice, replace(holding, advised=advised), rebalanced, followed)
@@ -235,7 +245,7 @@ def advise(
         return result(False, f"the group rebalanced recently: cooldown for {left:.0f} s more")
     return result(
         True,
-        f"a rebalance would lower the worst member's lag from {worst_now} to {worst_after} "
+        f"a rebalance would lower the worst member's {what} from {worst_now} to {worst_after} "
         f"({gain:.0%}), moving {now_result.moved} partition(s); held {held:.0f} s",
     )
 

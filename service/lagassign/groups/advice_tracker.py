@@ -9,6 +9,11 @@ never runs a strategy or waits on Kafka.
 
 The work is one strategy run per fresh classic group per refresh (the same run
 ``GET /groups/{id}`` makes); it runs in a worker thread, off the event loop.
+
+The lags weighed are those ``POST /assign`` would balance
+(:mod:`lagassign.groups.advice_weights`): fresh forecast weights when they cover the
+group, else lag + produce rate x horizon with ``LAGASSIGN_LAG_MODEL=load``, else the
+lag (:meth:`AdviceTracker.weigh_with` gives the forecast and the rate window).
 """
 
 from __future__ import annotations
@@ -17,10 +22,15 @@ import asyncio
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
+from lagassign.assign.lag_sources import LagOrigin
+from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import Advice, AdvicePolicy, AdviceState, advise
+from lagassign.groups.advice_weights import weighed
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
+from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import utc_now
+from lagassign.rates.window import RateWindow
 
 
 class AdviceTracker:
@@ -38,6 +48,40 @@ class AdviceTracker:
         self._states: dict[str, AdviceState] = {}
         self._advice: dict[str, Advice] = {}
         self._followed: dict[str, int] = {}
+        self._forecast: ForecastSource | None = None
+        self._rates: RateWindow | None = None
+        self._horizon_s = 0.0
+
+    def weigh_with(
+        self,
+        forecast: ForecastSource | None,
+        rates: RateWindow | None,
+        load_horizon_s: float | None,
+    ) -> None:
+        """Weigh by fresh forecast weights when there are some, and by load (lag + produce
+        rate x ``load_horizon_s``) when ``load_horizon_s`` is given (the ``load`` lag model)."""
+        self._forecast = forecast
+        self._rates = rates if load_horizon_s is not None else None
+        self._horizon_s = load_horizon_s or 0.0
+
+    def _weighed(self, snapshot: GroupSnapshot | None) -> tuple[GroupSnapshot | None, LagOrigin]:
+        if snapshot is None:
+            return None, "kafka"
+        group = self._forecast.group_forecast(snapshot.group_id) if self._forecast else None
+        rates = self._rates
+        group_id = snapshot.group_id
+
+        def produce_rate(topic: str, partition: int) -> float | None:
+            assert rates is not None
+            window = rates.partition_window(group_id, topic, partition)
+            return window.produce_rate() if window is not None else None
+
+        return weighed(
+            snapshot,
+            forecast=group.topics if group is not None else None,
+            produce_rate=produce_rate if rates is not None else None,
+            horizon_s=self._horizon_s,
+        )
 
     def watch(self, view: LagReader) -> None:
         """Read the group list of ``view`` (every tracked group gets an advice)."""
@@ -70,13 +114,15 @@ class AdviceTracker:
         advice: dict[str, Advice] = {}
         followed = dict(self._followed)
         for group_id in sorted(groups | set(fresh)):
+            snapshot, lag_source = self._weighed(fresh.get(group_id))
             outcome = advise(
                 group_id,
-                fresh.get(group_id),
+                snapshot,
                 self._states.get(group_id),
                 now=now,
                 kafka_up=kafka_up,
                 policy=self.policy,
+                lag_source=lag_source,
             )
             states[group_id] = outcome.state
             advice[group_id] = outcome.advice

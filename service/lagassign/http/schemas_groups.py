@@ -346,6 +346,8 @@ class AdviceOut(WireModel):
     hold_seconds: float
     last_rebalance: str | None
     cooldown_until: str | None
+    #: What the lags are: kafka (backlog), kafka-load or forecast (groups/advice_weights.py).
+    lag_source: str
 
     @classmethod
     def of(cls, a: Advice) -> AdviceOut:
@@ -364,6 +366,7 @@ class AdviceOut(WireModel):
             hold_seconds=a.hold_s,
             last_rebalance=iso(a.last_rebalance),
             cooldown_until=iso(a.cooldown_until),
+            lag_source=a.lag_source,
         )
 
 

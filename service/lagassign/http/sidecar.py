@@ -75,6 +75,10 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     forecast = ForecastSource.from_settings(settings)
     if forecast is not None:
         metrics.collect_weights_of(forecast)
+    # The advice weighs what /assign balances: forecast first, then load or lag.
+    advice.weigh_with(
+        forecast, rates, settings.load_horizon_s if settings.lag_model == "load" else None
+    )
     metrics.assign.track_groups(settings.groups)
     answers = AnswerLog(
         max_groups=settings.max_tracked_groups, max_bytes=settings.answer_log_max_bytes

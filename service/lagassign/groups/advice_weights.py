@@ -1,0 +1,71 @@
+"""What the rebalance advice weighs partitions by: the lag ``POST /assign`` would balance.
+
+The advice asks whether the default strategy's answer would lower the worst
+member's lag; when ``/assign`` balances something else than the backlog, the advice
+weighs the same thing, so it never advises a rebalance whose answer would balance
+differently. In order of preference, as ``/assign`` takes its lags:
+
+1. ``forecast``: fresh forecast weights for the group, when they give a value for
+   every partition the snapshot lists (a partial forecast is not used here: the
+   advice never guesses);
+2. ``kafka-load``: with ``LAGASSIGN_LAG_MODEL=load``, each partition's lag plus its
+   produce rate x ``LAGASSIGN_LOAD_HORIZON_S`` (rounded), where the rate is known;
+3. ``kafka``: the lag view's lag.
+
+A partition whose lag is unknown stays unknown whatever the source (the advice
+refuses unknown lag). Pure: the forecast and the rates come in as values.
+
+Example: lags ``[900, 800, 10, 10]`` with produce rates ``[0, 0, 20, 20]`` records/s
+at a 60 s horizon weigh ``[900, 800, 1210, 1210]`` (``kafka-load``); a forecast of
+``[100, 100, 2000, 2000]`` for all four partitions weighs those (``forecast``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from lagassign.assign.lag_sources import LagOrigin
+from lagassign.lagview.snapshot import GroupSnapshot
+
+#: Topic, partition -> produce rate in records/s, or None when not known.
+ProduceRate = Callable[[str, int], float | None]
+
+
+def forecast_covers(snapshot: GroupSnapshot, forecast: Mapping[str, Sequence[int | None]]) -> bool:
+    """Whether ``forecast`` has a value for every partition the snapshot lists."""
+    for p in snapshot.partitions:
+        values = forecast.get(p.topic, ())
+        if p.partition >= len(values) or values[p.partition] is None:
+            return False
+    return True
+
+
+def weighed(
+    snapshot: GroupSnapshot,
+    *,
+    forecast: Mapping[str, Sequence[int | None]] | None = None,
+    produce_rate: ProduceRate | None = None,
+    horizon_s: float = 0.0,
+) -> tuple[GroupSnapshot, LagOrigin]:
+    """The snapshot with every known lag replaced by its weight, and the weight's source.
+
+    ``forecast`` is the group's fresh forecast (None: none fresh); ``produce_rate``
+    is given only with the ``load`` lag model.
+    """
+    if forecast is not None and snapshot.partitions and forecast_covers(snapshot, forecast):
+        rows = tuple(
+            p if p.lag is None else replace(p, lag=forecast[p.topic][p.partition])
+            for p in snapshot.partitions
+        )
+        return replace(snapshot, partitions=rows), "forecast"
+    if produce_rate is not None:
+        loaded = []
+        for p in snapshot.partitions:
+            rate = produce_rate(p.topic, p.partition) if p.lag is not None else None
+            if p.lag is None or rate is None:
+                loaded.append(p)
+            else:
+                loaded.append(replace(p, lag=p.lag + round(rate * horizon_s)))
+        return replace(snapshot, partitions=tuple(loaded)), "kafka-load"
+    return snapshot, "kafka"

@@ -1,0 +1,118 @@
+"""The advice weighs what ``POST /assign`` balances: forecast, load, or lag.
+
+The module's example: ``c-1`` holds ``t0-0`` and ``t0-1`` (lags 900 and 800), ``c-2``
+holds ``t0-2`` and ``t0-3`` (lags 10 and 10). By lag the worst member is ``c-1``
+(1700); with 20 records/s arriving on ``c-2``'s partitions and a 60 s horizon, ``c-2``
+weighs 2 x 1210 = 2420 and ``c-1`` 1700; the load-balanced answer (worst 2110, a 13 %
+gain) is not advised at a 30 % share, while the same group by lag is (46 %).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from lagassign.forecast.source import ForecastSource
+from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
+from lagassign.groups.advice import AdvicePolicy, advise
+from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.groups.advice_weights import forecast_covers, weighed
+from lagassign.http.schemas_groups import AdviceOut
+from lagassign.lagview.listeners import Refresh
+from tests.service.group_builders import AS_OF, snapshot_of
+
+SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
+SNAPSHOT = snapshot_of("g", SKEWED, {"t0": [900, 800, 10, 10]})
+POLICY = AdvicePolicy(min_gain=0.3, hold_s=0, cooldown_s=0, strategy="balanced")
+RATES = {("t0", 2): 20.0, ("t0", 3): 20.0}
+
+
+def rate(topic: str, partition: int) -> float | None:
+    return RATES.get((topic, partition))
+
+
+def lags(snapshot: object) -> list[int | None]:
+    return [p.lag for p in snapshot.partitions]  # type: ignore[attr-defined]
+
+
+def test_load_adds_the_arrivals_over_the_horizon_where_the_rate_is_known() -> None:
+    loaded, source = weighed(SNAPSHOT, produce_rate=rate, horizon_s=60.0)
+    assert source == "kafka-load"
+    assert lags(loaded) == [900, 800, 1210, 1210]
+    assert lags(SNAPSHOT) == [900, 800, 10, 10]  # the snapshot itself is unchanged
+
+
+def test_a_fresh_forecast_covering_every_partition_comes_first() -> None:
+    forecast = {"t0": (100, 100, 2000, 2000)}
+    assert forecast_covers(SNAPSHOT, forecast)
+    weights, source = weighed(SNAPSHOT, forecast=forecast, produce_rate=rate, horizon_s=60.0)
+    assert source == "forecast"
+    assert lags(weights) == [100, 100, 2000, 2000]
+
+
+def test_a_partial_forecast_is_not_used() -> None:
+    partial = {"t0": (100, None, 2000, 2000)}
+    assert not forecast_covers(SNAPSHOT, partial)
+    assert weighed(SNAPSHOT, forecast=partial)[1] == "kafka"
+    assert weighed(SNAPSHOT, forecast={"t0": (1, 2, 3)})[1] == "kafka"
+
+
+def test_unknown_lag_stays_unknown() -> None:
+    unknown = snapshot_of("g", SKEWED, {"t0": [900, None, 10, 10]})
+    loaded, _ = weighed(unknown, produce_rate=rate, horizon_s=60.0)
+    assert lags(loaded) == [900, None, 1210, 1210]
+    forecast, _ = weighed(unknown, forecast={"t0": (5, 5, 5, 5)})
+    assert lags(forecast) == [5, None, 5, 5]
+
+
+def test_load_changes_the_advice() -> None:
+    by_lag = advise("g", SNAPSHOT, None, now=AS_OF, kafka_up=True, policy=POLICY)
+    assert by_lag.advice.advised is True
+    assert by_lag.advice.lag_source == "kafka"
+    loaded, source = weighed(SNAPSHOT, produce_rate=rate, horizon_s=60.0)
+    by_load = advise("g", loaded, None, now=AS_OF, kafka_up=True, policy=POLICY, lag_source=source)
+    body = AdviceOut.of(by_load.advice).model_dump()
+    assert body["advised"] is False
+    assert body["lag_source"] == "kafka-load"
+    assert body["worst_lag_now"] == 2420
+    assert body["worst_lag_after"] == 2110
+    assert "worst member's load by 13%" in body["reason"]
+
+
+def test_the_tracker_weighs_by_fresh_forecast_weights_read_from_their_file(
+    tmp_path: Path,
+) -> None:
+    # By lag the group is balanced (no advice); the forecast says c-1's partitions will
+    # pile up, and the advice follows the forecast, as /assign would.
+    balanced = snapshot_of("g", SKEWED, {"t0": [10, 10, 10, 10]})
+    path = tmp_path / "weights.json"
+    write_forecast_weights(
+        path,
+        ForecastWeights(
+            generated_at=AS_OF,
+            horizon_seconds=300.0,
+            window_seconds=600.0,
+            groups=(GroupForecast("local", "g", AS_OF, {"t0": (900, 800, 10, 10)}),),
+        ),
+    )
+    forecast = ForecastSource(path, max_age_s=600.0, cluster="local", clock=lambda: AS_OF)
+    forecast.reload()
+    tracker = AdviceTracker(POLICY, clock=lambda: AS_OF + timedelta(seconds=1))
+    tracker.observe(
+        Refresh(duration_s=0.1, ok=True, fresh=(balanced,)), kafka_up=True, groups={"g"}
+    )
+    plain = tracker.advice_of("g")
+    assert plain is not None
+    assert plain.advised is False
+    assert plain.lag_source == "kafka"
+
+    tracker = AdviceTracker(POLICY, clock=lambda: AS_OF + timedelta(seconds=1))
+    tracker.weigh_with(forecast, None, None)
+    tracker.observe(
+        Refresh(duration_s=0.1, ok=True, fresh=(balanced,)), kafka_up=True, groups={"g"}
+    )
+    weighed_advice = tracker.advice_of("g")
+    assert weighed_advice is not None
+    assert weighed_advice.lag_source == "forecast"
+    assert weighed_advice.worst_lag_now == 1700
+    assert weighed_advice.advised is True
