@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -43,7 +43,7 @@ ADVISE_EVERY_S = 0.5
 PythonMember = AiokafkaMember | KafkaPythonMember
 
 
-def assignments(members: list[PythonMember]) -> int:
+def assignments(members: Sequence[PythonMember]) -> int:
     """Assignments the members received so far, together (one each per rebalance)."""
     return sum(m.assignor.leadership.assignments for m in members)
 

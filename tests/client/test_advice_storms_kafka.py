@@ -1,0 +1,237 @@
+"""No rebalance storms, and no advice on lag that cannot be trusted: real broker, a
+sidecar just started, real aiokafka consumers with the shim and ``RebalanceAdvisor``.
+
+- Swinging load: every few seconds the backlog is cleared (records deleted up to the
+  end) and a new one lands on the partitions of the other member, so a rebalance
+  would pay again and again. Over a bounded run the group rebalances at least once and
+  at most run length / cooldown + 1 times, never twice within a cooldown.
+- Kafka down (a broker of the test's own, stopped after the backlog lands, before the
+  hold time passes, and started again at the end): the advice stays "not advised" and
+  says why, and nobody asks for a rebalance.
+- Sidecar unreachable (stopped after the backlog lands, before the hold time passes):
+  the leader's advisor asks for nothing and logs one WARNING for the whole outage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, delete_records, produce
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess, start_sidecar
+from tests.client.backlog import GROUP_PATTERN, GROUP_PREFIX
+from tests.client.members import AiokafkaMember
+from tests.client.test_advice_kafka import JOIN_DEADLINE_S, PARTITIONS, advice, member_lags
+from tests.client.test_advice_python_kafka import assignments
+
+pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
+
+MIN_GAIN = 0.3
+HOLD_S = 1.0
+COOLDOWN_S = 10.0
+SWING_RUN_S = 40.0
+PHASE_S = 4.0
+BURST = 500
+OUTAGE_HOLD_S = 6.0
+OUTAGE_S = 15.0
+ADVISE_EVERY_S = 0.5
+
+
+def sidecar_on(bootstrap: str, tmp_path: Path, hold_s: float, name: str) -> SidecarProcess:
+    return start_sidecar(
+        {
+            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
+            "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
+            "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
+            "LAGASSIGN_ADVICE_MIN_GAIN": str(MIN_GAIN),
+            "LAGASSIGN_ADVICE_HOLD_S": str(hold_s),
+            "LAGASSIGN_ADVICE_COOLDOWN_S": str(COOLDOWN_S),
+        },
+        tmp_path / f"{name}.log",
+    )
+
+
+@pytest.fixture
+def swing_sidecar(kafka_broker: LocalKafka, tmp_path: Path) -> Iterator[SidecarProcess]:
+    process = sidecar_on(kafka_broker.bootstrap, tmp_path, HOLD_S, "swing")
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+async def stable_group(
+    bootstrap: str, sidecar: SidecarProcess, group: str, topic: str
+) -> list[AiokafkaMember]:
+    """Two members with the advisor, two partitions each, seen Stable by the sidecar."""
+    await create_topic(bootstrap, topic, PARTITIONS)
+    await commit(bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    members = [
+        AiokafkaMember(
+            f"{group}-member-{i}",
+            bootstrap,
+            group,
+            [topic],
+            sidecar.url,
+            1.5,
+            commit=False,
+            advise_every_s=ADVISE_EVERY_S,
+        )
+        for i in range(2)
+    ]
+    for m in members:
+        await m.start()
+
+    async def settled() -> bool:
+        if sorted(len(m.partitions()) for m in members) != [2, 2]:
+            return False
+        report = await asyncio.to_thread(sidecar.group, group)
+        return (
+            report is not None
+            and report["header"]["state"] == "Stable"
+            and sorted(m["partitions"] for m in report["members"]) == [2, 2]
+        )
+
+    await eventually_async(settled, JOIN_DEADLINE_S, f"{group} stable with two members", 0.5)
+    return members
+
+
+async def backlog_on(
+    bootstrap: str, sidecar: SidecarProcess, group: str, hot: AiokafkaMember
+) -> None:
+    counts = [0] * PARTITIONS
+    for _, p in hot.partitions():
+        counts[p] = BURST
+    topic = next(iter(hot.partitions()))[0]
+    await produce(bootstrap, topic, counts)
+
+    async def seen() -> bool:
+        lags = await asyncio.to_thread(member_lags, sidecar, group)
+        return max(lags.values(), default=0) == sum(counts)
+
+    await eventually_async(seen, 60.0, f"the sidecar sees the backlog of {group}", 0.25)
+
+
+async def test_swinging_load_rebalances_at_most_once_per_cooldown(
+    kafka_broker: LocalKafka, swing_sidecar: SidecarProcess, kafka_names: Callable[[str], str]
+) -> None:
+    sidecar = swing_sidecar
+    bootstrap = kafka_broker.bootstrap
+    group = GROUP_PREFIX + kafka_names("group")
+    topic = kafka_names("topic")
+    members = await stable_group(bootstrap, sidecar, group, topic)
+    try:
+        start = assignments(members)
+        ends = [0] * PARTITIONS
+        rebalanced_at: list[float] = []
+        seen = start
+        started = time.monotonic()
+        phase = 0
+        while time.monotonic() - started < SWING_RUN_S:
+            hot = members[phase % 2].partitions()
+            if hot:
+                # Clear every backlog, then a new one on the other member's partitions.
+                await delete_records(bootstrap, topic, dict(enumerate(ends)))
+                counts = [BURST if (topic, p) in hot else 0 for p in range(PARTITIONS)]
+                await produce(bootstrap, topic, counts)
+                ends = [e + c for e, c in zip(ends, counts, strict=True)]
+            phase += 1
+            phase_end = time.monotonic() + PHASE_S
+            while time.monotonic() < min(phase_end, started + SWING_RUN_S):
+                now_count = assignments(members)
+                if now_count != seen:
+                    # One rebalance is one assignment per member.
+                    rebalanced_at.extend([time.monotonic()] * ((now_count - seen) // 2))
+                    seen = now_count
+                await asyncio.sleep(0.25)
+        rebalances = (assignments(members) - start) // len(members)
+    finally:
+        for m in members:
+            await m.stop()
+
+    assert phase >= SWING_RUN_S / PHASE_S - 1, "the load swung all run long"
+    assert rebalances >= 1, "the advice was acted on at least once"
+    assert rebalances <= SWING_RUN_S / COOLDOWN_S + 1, f"{rebalances} rebalances"
+    gaps = [b - a for a, b in itertools.pairwise(rebalanced_at)]
+    # The cooldown runs from the refresh that sees the rebalance (0.5 s refreshes).
+    assert all(g >= COOLDOWN_S - 1.5 for g in gaps), gaps
+    asked = sum(m.advisor.enforced for m in members if m.advisor is not None)
+    assert asked == rebalances, (asked, rebalances)
+
+
+async def test_no_advice_while_kafka_is_down(
+    kafka_outage_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
+) -> None:
+    broker = kafka_outage_broker
+    sidecar = sidecar_on(broker.bootstrap, tmp_path, OUTAGE_HOLD_S, "outage")
+    group = GROUP_PREFIX + kafka_names("group")
+    members: list[AiokafkaMember] = []
+    try:
+        members = await stable_group(broker.bootstrap, sidecar, group, kafka_names("topic"))
+        start = assignments(members)
+        await backlog_on(broker.bootstrap, sidecar, group, members[0])
+        broker.stop()
+        reasons: set[str] = set()
+        deadline = time.monotonic() + OUTAGE_S
+        while time.monotonic() < deadline:
+            body = await asyncio.to_thread(advice, sidecar, group)
+            assert body["advised"] is False, body
+            reasons.add(body["reason"])
+            await asyncio.sleep(0.5)
+        assert any("Kafka is unreachable" in r or "stale" in r for r in reasons), reasons
+        assert all(m.advisor is not None and m.advisor.enforced == 0 for m in members)
+        assert assignments(members) == start
+        # Back up, so the members leave the group cleanly (aiokafka's stop() without a
+        # broker is cancelled mid-way).
+        await asyncio.to_thread(broker.start)
+    finally:
+        for m in members:
+            await m.stop()
+        sidecar.stop()
+
+
+async def test_an_unreachable_sidecar_changes_nothing_and_is_logged_once(
+    kafka_broker: LocalKafka,
+    kafka_names: Callable[[str], str],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bootstrap = kafka_broker.bootstrap
+    sidecar = sidecar_on(bootstrap, tmp_path, OUTAGE_HOLD_S, "unreachable")
+    group = GROUP_PREFIX + kafka_names("group")
+    members: list[AiokafkaMember] = []
+    try:
+        with caplog.at_level(logging.INFO, logger="lagassign_client"):
+            members = await stable_group(bootstrap, sidecar, group, kafka_names("topic"))
+            start = assignments(members)
+            await backlog_on(bootstrap, sidecar, group, members[0])
+            sidecar.stop()
+            with pytest.raises(httpx.HTTPError):
+                httpx.get(f"{sidecar.url}/health", timeout=2.0)
+            await asyncio.sleep(OUTAGE_S)
+            leader = next(m for m in members if m.assignor.leadership.led_last)
+            assert leader.advisor is not None
+            assert leader.advisor.requests >= OUTAGE_S / ADVISE_EVERY_S / 2, "it kept trying"
+            assert leader.advisor.enforced == 0
+            assert leader.advisor.warnings == 1
+            warnings = [
+                r
+                for r in caplog.records
+                if r.levelno == logging.WARNING
+                and "cannot read the rebalance advice" in r.getMessage()
+            ]
+            assert len(warnings) == 1, [r.getMessage() for r in warnings]
+            assert assignments(members) == start
+    finally:
+        for m in members:
+            await m.stop()
+        sidecar.stop()
