@@ -25,6 +25,11 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
 
 ``--quick`` (``make catchup-quick``): the ``hot-per-topic`` scenario, an existing
 group (offsets committed at the start of the backlog), the four classic assignors.
+
+``--assignor balanced+advice``: ``balanced`` with every member's
+``RebalanceAdvisor`` acting on the sidecar's rebalance advice (``--advice-hold-s``,
+``--advice-cooldown-s``; 5 s and 15 s by default, for every run), e.g. on
+``hot-per-topic+moving-production`` beside ``--assignor balanced``.
 """
 
 from __future__ import annotations
@@ -61,6 +66,9 @@ ROOT = Path(__file__).resolve().parents[1]
 STARTS: tuple[Start, ...] = ("existing-group", "new-group")
 CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
 CONSUMER_PROTOCOL = ("uniform", "lagassign-broker")
+# ``balanced`` with the members' RebalanceAdvisor acting on the sidecar's advice (only
+# when asked for: ``--assignor balanced+advice``).
+ADVISED = "balanced+advice"
 ASSIGNORS = CLASSIC + CONSUMER_PROTOCOL
 COOPERATIVE_STICKY = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
 BROKER_ASSIGNOR = {"uniform": "uniform", "lagassign-broker": "lagassign"}
@@ -119,6 +127,17 @@ def group_maker(
                 scenario.rate,
                 lambda _: RangePartitionAssignor,
                 reset,
+            )
+        if assignor == ADVISED:
+            return PythonGroup(
+                bootstrap,
+                group,
+                topics,
+                scenario.members,
+                scenario.rate,
+                lambda _: shim(sidecar.url, group, "balanced", start),
+                reset,
+                advise_url=sidecar.url,
             )
         if assignor in ("lag-aware", "balanced"):
             return PythonGroup(
@@ -258,6 +277,7 @@ async def bench(
     lag_model: str = "backlog",
     port: int | None = None,
     plugin: bool = False,
+    advice: tuple[float, float] = (5.0, 15.0),
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -271,6 +291,9 @@ async def bench(
             "LAGASSIGN_RESET_POLICY": "earliest",
             "LAGASSIGN_LOG_LEVEL": "warning",
             "LAGASSIGN_LAG_MODEL": lag_model,
+            # Short enough for a rebalance to be advised within one run.
+            "LAGASSIGN_ADVICE_HOLD_S": str(advice[0]),
+            "LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1]),
         },
         out / "sidecar.log",
         port=port,
@@ -296,7 +319,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="backlog",
         help="the sidecar's LAGASSIGN_LAG_MODEL (load: lag + produce rate x horizon)",
     )
-    parser.add_argument("--assignor", action="append", choices=ASSIGNORS, help="only these")
+    parser.add_argument(
+        "--assignor", action="append", choices=(*ASSIGNORS, ADVISED), help="only these"
+    )
+    parser.add_argument(
+        "--advice-hold-s", type=float, default=5.0, help="the sidecar's LAGASSIGN_ADVICE_HOLD_S"
+    )
+    parser.add_argument(
+        "--advice-cooldown-s",
+        type=float,
+        default=15.0,
+        help="the sidecar's LAGASSIGN_ADVICE_COOLDOWN_S",
+    )
     parser.add_argument(
         "--start",
         choices=("existing-group", "new-group", "both"),
@@ -353,6 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.lag_model,
                 port,
                 plugin=args.bootstrap is None,
+                advice=(args.advice_hold_s, args.advice_cooldown_s),
             )
         )
     print(

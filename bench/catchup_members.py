@@ -34,8 +34,11 @@ from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from bench.catchup_figures import Stall
 from harness.paused_member import PausedMember
+from lagassign_client.advice import RebalanceAdvisor
 
 BATCH = 100
+# How often a member with the rebalance advisor may ask the sidecar.
+ADVISE_EVERY_S = 1.0
 HERE = Path(__file__).resolve().parent
 JAVA_SOURCE = HERE / "java" / "RateLimitedConsumer.java"
 CLASSPATH_FILE = HERE.parent / "deploy" / "local-kafka" / "target" / "classpath.txt"
@@ -89,8 +92,11 @@ class PacedMember:
         assignor: Any,
         rate: float,
         reset: str,
+        advise_url: str | None = None,
     ) -> None:
         self.record = MemberRecord(name)
+        self.advise_url = advise_url
+        self.advisor: RebalanceAdvisor | None = None
         self.rate = rate
         self.assignor = assignor
         self.consumer = AIOKafkaConsumer(
@@ -110,12 +116,18 @@ class PacedMember:
     async def start(self) -> None:
         self.record.stall_begins(time.time())
         await self.consumer.start()
+        if self.advise_url is not None:
+            self.advisor = RebalanceAdvisor.for_aiokafka(
+                self.consumer, self.assignor, url=self.advise_url, every_s=ADVISE_EVERY_S
+            )
         self._task = asyncio.create_task(self._consume(), name=f"consume-{self.record.name}")
 
     async def _consume(self) -> None:
         due = time.monotonic()
         while True:
             batch = await self.consumer.getmany(timeout_ms=200, max_records=BATCH)
+            if self.advisor is not None:
+                self.advisor.maybe_rebalance()
             n = sum(len(records) for records in batch.values())
             if not n:
                 continue
@@ -143,6 +155,8 @@ class PacedMember:
         close = getattr(self.assignor, "close", None)
         if callable(close):
             close()
+        if self.advisor is not None:
+            self.advisor.close()
 
 
 class PythonGroup:
@@ -157,9 +171,12 @@ class PythonGroup:
         rate: float,
         assignor: Callable[[int], Any],
         reset: str,
+        advise_url: str | None = None,
     ) -> None:
         self.members = [
-            PacedMember(f"{group}-m{i}", bootstrap, group, topics, assignor(i), rate, reset)
+            PacedMember(
+                f"{group}-m{i}", bootstrap, group, topics, assignor(i), rate, reset, advise_url
+            )
             for i in range(members)
         ]
 

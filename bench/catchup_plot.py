@@ -19,6 +19,7 @@ COLOURS = {
     "cooperative-sticky": "#ff7f0e",
     "lag-aware": "#9467bd",
     "balanced": "#2ca02c",
+    "balanced+advice": "#1f77b4",
     "uniform": "#8c564b",
     "lagassign-broker": "#17becf",
 }
