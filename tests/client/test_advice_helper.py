@@ -16,9 +16,11 @@ import pytest
 
 from lagassign_client.advice import RebalanceAdvisor
 from lagassign_client.advice_libraries import TESTED_VERSIONS, aiokafka_group
+from lagassign_client.assignment_digest import assignment_digest
 from lagassign_client.leadership import Leadership
 
 WAIT_S = 5.0
+DIGEST = "72ad50af9b0c62e8"
 
 
 class Membership:
@@ -41,20 +43,25 @@ class Sidecar:
     def __init__(self) -> None:
         self.advised = True
         self.fail = False
+        self.digest = DIGEST
         self.paths: list[str] = []
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         self.paths.append(request.url.raw_path.decode())
         if self.fail:
             raise httpx.ConnectError("connection refused", request=request)
-        body = {"advised": self.advised, "reason": "worst lag 1700 -> 910 (46%)"}
+        body = {
+            "advised": self.advised,
+            "reason": "worst lag 1700 -> 910 (46%)",
+            "assignment_digest": self.digest,
+        }
         return httpx.Response(200, content=json.dumps(body).encode())
 
 
-def led() -> Leadership:
+def led(digest: str = DIGEST) -> Leadership:
     leadership = Leadership()
     leadership.joining()
-    leadership.leading()
+    leadership.leading(digest)
     leadership.assigned()
     return leadership
 
@@ -178,3 +185,22 @@ def test_an_untested_library_version_is_refused_once(
     a = RebalanceAdvisor(None, led(), url="http://127.0.0.1:1", group_id="orders")
     assert a.maybe_rebalance() is False
     assert a.requests == 0
+
+
+def test_advice_about_another_assignment_is_not_acted_on() -> None:
+    # The sidecar's last refresh still weighed the assignment before this generation's.
+    sidecar, membership = Sidecar(), Membership()
+    sidecar.digest = "0123456789abcdef"
+    a = advisor(sidecar, membership, led())
+    run_until(a, lambda: len(sidecar.paths) >= 3)
+    assert membership.rejoins == []
+    sidecar.digest = DIGEST  # the sidecar has seen the new assignment
+    run_until(a, lambda: membership.rejoins)
+    assert len(membership.rejoins) == 1
+
+
+def test_the_digest_is_the_sidecars() -> None:
+    # The same values as the sidecar's and the Java shim's tests.
+    assert assignment_digest([("c-2", "t0", 1), ("c-1", "t0", 0)]) == DIGEST
+    unordered = [("c-2", "t0", 10), ("c-2", "t0", 2), ("c-1", "t1", 0)]
+    assert assignment_digest(unordered) == "f3e1456c923a0402"

@@ -17,6 +17,7 @@ from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_for
 from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.advice_weights import forecast_covers, weighed
+from lagassign.groups.assignment_digest import assignment_digest
 from lagassign.http.schemas_groups import AdviceOut
 from lagassign.lagview.listeners import Refresh
 from tests.service.group_builders import AS_OF, snapshot_of
@@ -116,3 +117,16 @@ def test_the_tracker_weighs_by_fresh_forecast_weights_read_from_their_file(
     assert weighed_advice.lag_source == "forecast"
     assert weighed_advice.worst_lag_now == 1700
     assert weighed_advice.advised is True
+
+
+def test_the_advice_names_the_digest_of_the_assignment_it_weighed() -> None:
+    # The same values as the Java shim's AssignmentDigestTest: the two must agree.
+    assert assignment_digest([("c-1", "t0", 0), ("c-2", "t0", 1)]) == "72ad50af9b0c62e8"
+    unordered = [("c-2", "t0", 10), ("c-2", "t0", 2), ("c-1", "t1", 0)]
+    assert assignment_digest(unordered) == "f3e1456c923a0402"
+    advised = advise("g", SNAPSHOT, None, now=AS_OF, kafka_up=True, policy=POLICY).advice
+    body = AdviceOut.of(advised).model_dump()
+    live = [("c-1", "t0", 0), ("c-1", "t0", 1), ("c-2", "t0", 2), ("c-2", "t0", 3)]
+    assert body["assignment_digest"] == assignment_digest(live)
+    stale = advise("g", None, None, now=AS_OF, kafka_up=True, policy=POLICY).advice
+    assert AdviceOut.of(stale).model_dump()["assignment_digest"] is None

@@ -16,7 +16,10 @@ sidecar: on the member that led the group's current generation (its assignor's
 ``assign()`` ran for it) it starts at most one ``GET /groups/{group}/advice`` every
 ``every_s`` (default 5 s) on a background thread and, when the last answer for this
 generation says ``advised``, asks the library to rejoin the group once, logging the
-sidecar's reason. Every other member does nothing and sends nothing. When the
+sidecar's reason, provided the advice weighed the assignment this member made
+(``assignment_digest``, :mod:`lagassign_client.assignment_digest`): advice computed
+before the last rebalance is never acted on. Every other member does nothing and
+sends nothing. When the
 sidecar cannot be reached or answers wrongly, it does nothing and logs one WARNING
 until the sidecar answers again. The sidecar's hold time and cooldown keep the group
 from rebalancing in a loop; the advisor adds that it forces at most one rebalance per
@@ -61,11 +64,13 @@ class GroupHandle(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """One answer of the sidecar, for the generation the member was in when it asked."""
+    """One answer of the sidecar, for the generation the member was in when it asked, with
+    the digest of the assignment the sidecar weighed (``assignment_digest``)."""
 
     advised: bool
     reason: str
     generation: int
+    digest: str | None
 
 
 class RebalanceAdvisor:
@@ -156,7 +161,14 @@ class RebalanceAdvisor:
             return False
         with self._lock:
             seen = self._latest
-            if seen is not None and seen.advised and seen.generation == generation:
+            made = self._leadership.digest
+            if (
+                seen is not None
+                and seen.advised
+                and seen.generation == generation
+                and made is not None
+                and seen.digest == made
+            ):
                 self._latest = None
                 self._enforced_generation = generation
                 self.enforced += 1
@@ -208,10 +220,16 @@ class RebalanceAdvisor:
             self._unreachable('an answer without "advised"')
             return
         reason = body.get("reason")
+        digest = body.get("assignment_digest")
         with self._lock:
             again = self._warned
             self._warned = False
-            self._latest = Seen(advised, reason if isinstance(reason, str) else "", generation)
+            self._latest = Seen(
+                advised,
+                reason if isinstance(reason, str) else "",
+                generation,
+                digest if isinstance(digest, str) else None,
+            )
         if again:
             log.info("lagassign: group %s: the sidecar answers the advice again", self.group_id)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
+from lagassign_client.assignment_digest import digest_of_assignments
 from lagassign_client.assignor import ShimAssignor
 from lagassign_client.group import Assignment, Subscriber
 from lagassign_client.userdata import decode_subscription
@@ -81,7 +82,11 @@ class LagAssignor(ShimAssignor):
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or aiokafka's range."""
-        self.leadership.leading()
+        result = self._assign(cluster, members)
+        self.leadership.leading(digest_of_assignments(result))
+        return result
+
+    def _assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:
         assignment, decision = self.leader.decide(
             subscribers_of(members), cluster.partitions_for_topic
         )

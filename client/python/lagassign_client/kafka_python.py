@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from lagassign_client.assignment_digest import digest_of_assignments
 from lagassign_client.assignor import DEFAULT_TIMEOUT_S, ShimAssignor
 from lagassign_client.dropped_assignment import DroppedAssignments
 from lagassign_client.errors import IncompleteMetadata
@@ -263,7 +264,11 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     def assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
         """Called on the leader only: the sidecar's checked answer, or kafka-python's range."""
-        self.leadership.leading()
+        result = self._assign(cluster, members)
+        self.leadership.leading(digest_of_assignments(result))
+        return result
+
+    def _assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
         subscribers = [
             Subscriber(
                 member_id=member.member_id,

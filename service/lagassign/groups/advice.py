@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from lagassign.groups.assignment_digest import assignment_digest
 from lagassign.groups.report import live_assignment, member_lags, strategy_now
 from lagassign.lagview.snapshot import GroupSnapshot
 
@@ -89,6 +90,8 @@ class Advice:
     cooldown_until: datetime | None = None
     #: What the lags are (:mod:`lagassign.groups.advice_weights`): kafka, kafka-load, forecast.
     lag_source: str = "kafka"
+    #: The digest of the live assignment weighed (:mod:`lagassign.groups.assignment_digest`).
+    assignment_digest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,7 @@ def advise(
         return Outcome(not_fresh(group_id, reason, now, policy), kept, False, False)
 
     key = live_key(snapshot)
+    digest = assignment_digest(key) if key else None
     # An empty live assignment (a group between generations) is no new layout yet.
     rebalanced = bool(key) and state.live is not None and key != state.live
     followed = rebalanced and state.advised
@@ -182,6 +186,7 @@ def advise(
             hold_s=policy.hold_s,
             last_rebalance=last_rebalance,
             lag_source=lag_source,
+            assignment_digest=digest,
             **values,
         )
         return Outcome(advice, judged if weighed else base, rebalanced, followed)
@@ -234,6 +239,7 @@ def advise(
             hold_s=policy.hold_s,
             last_rebalance=last_rebalance,
             lag_source=lag_source,
+            assignment_digest=digest,
             **common,
         )
         return Outcome(advice, replace(holding, advised=advised), rebalanced, followed)

@@ -348,6 +348,8 @@ class AdviceOut(WireModel):
     cooldown_until: str | None
     #: What the lags are: kafka (backlog), kafka-load or forecast (groups/advice_weights.py).
     lag_source: str
+    #: The digest of the live assignment weighed (groups/assignment_digest.py), or null.
+    assignment_digest: str | None
 
     @classmethod
     def of(cls, a: Advice) -> AdviceOut:
@@ -367,6 +369,7 @@ class AdviceOut(WireModel):
             last_rebalance=iso(a.last_rebalance),
             cooldown_until=iso(a.cooldown_until),
             lag_source=a.lag_source,
+            assignment_digest=a.assignment_digest,
         )
 
 

@@ -87,6 +87,8 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
     private volatile AssignmentNote assignedBy;
     /** True from this consumer's {@code assign()} to its next {@code onAssignment()}: it leads. */
     private volatile boolean leading;
+    /** The digest of the assignment this consumer's last {@code assign()} returned. */
+    private volatile String ledDigest;
     private volatile String lastMemberId;
 
     @Override
@@ -212,7 +214,8 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         return String.format(Locale.ROOT, "%.1f", decision.elapsed().toNanos() / 1e6);
     }
 
-    private static GroupAssignment noted(Map<String, List<TopicPartition>> assignment, Decision decision) {
+    private GroupAssignment noted(Map<String, List<TopicPartition>> assignment, Decision decision) {
+        ledDigest = AssignmentDigest.of(assignment);
         Map<String, Assignment> out = new TreeMap<>();
         assignment.forEach((memberId, partitions) ->
                 out.put(memberId, new Assignment(partitions, UserDataJson.encode(decision.note()))));
@@ -251,7 +254,7 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         }
         lastMemberId = metadata.memberId();
         if (led) {
-            LeaderRecord.led(metadata.memberId(), metadata.generationId());
+            LeaderRecord.led(metadata.memberId(), metadata.generationId(), ledDigest);
         }
     }
 

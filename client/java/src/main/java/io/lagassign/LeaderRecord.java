@@ -10,14 +10,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * led the last rebalance of a group ever forces the next one.
  */
 final class LeaderRecord {
-    /** Member id to the generation it led. A member that stops leading is removed. */
-    private static final Map<String, Integer> LED = new ConcurrentHashMap<>();
+    /** The generation a member led and the digest of the assignment it made. */
+    private record Led(int generation, String digest) {
+    }
+
+    /** Member id to what it led. A member that stops leading is removed. */
+    private static final Map<String, Led> LED = new ConcurrentHashMap<>();
 
     private LeaderRecord() {
     }
 
-    static void led(String memberId, int generation) {
-        LED.put(memberId, generation);
+    /** {@code memberId} led {@code generation}, assigning what {@code digest} ({@link AssignmentDigest}) names. */
+    static void led(String memberId, int generation, String digest) {
+        LED.put(memberId, new Led(generation, digest));
+    }
+
+    /** The digest of the assignment {@code memberId} made for {@code generation}, or null. */
+    static String digest(String memberId, int generation) {
+        Led led = LED.get(memberId);
+        return led != null && led.generation() == generation ? led.digest() : null;
     }
 
     static void followed(String memberId) {
@@ -26,7 +37,7 @@ final class LeaderRecord {
 
     /** True when {@code memberId} led the rebalance of {@code generation}. */
     static boolean isLeader(String memberId, int generation) {
-        Integer led = LED.get(memberId);
-        return led != null && led == generation;
+        Led led = LED.get(memberId);
+        return led != null && led.generation() == generation;
     }
 }

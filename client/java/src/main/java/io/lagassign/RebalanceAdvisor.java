@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * (its {@link LagAssignor} ran {@code assign()}), it starts at most one asynchronous
  * {@code GET /groups/{group}/advice} every {@code every} (default 5 s) and, when the last answer
  * for this generation says {@code advised}, calls {@code consumer.enforceRebalance(reason)} once,
- * with the sidecar's reason in the log. Every other member does nothing and sends nothing. When
+ * with the sidecar's reason in the log, provided the advice weighed the assignment this member made
+ * ({@code assignment_digest}, see {@link AssignmentDigest}): advice computed before the last
+ * rebalance is never acted on. Every other member does nothing and sends nothing. When
  * the sidecar cannot be reached or answers wrongly, it does nothing and logs one WARNING until the
  * sidecar answers again. The sidecar's own hold time and cooldown prevent rebalance storms; the
  * advisor adds that it forces at most one rebalance per generation.
@@ -54,8 +56,11 @@ public final class RebalanceAdvisor {
     private static final Logger LOG = LoggerFactory.getLogger(RebalanceAdvisor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One answer of the sidecar, for the generation the member was in when it asked. */
-    private record Seen(boolean advised, String reason, int generation) {
+    /**
+     * One answer of the sidecar, for the generation the member was in when it asked, with the
+     * digest of the assignment the sidecar weighed ({@code assignment_digest}, or null).
+     */
+    private record Seen(boolean advised, String reason, int generation, String digest) {
     }
 
     private final String groupId;
@@ -132,7 +137,9 @@ public final class RebalanceAdvisor {
             return false;
         }
         Seen seen = latest.get();
-        if (seen != null && seen.advised() && seen.generation() == generation) {
+        String made = LeaderRecord.digest(group.memberId(), generation);
+        if (seen != null && seen.advised() && seen.generation() == generation && made != null
+                && made.equals(seen.digest())) {
             enforcedGeneration = generation;
             latest.set(null);
             LOG.info("lagassign: group {} generation {}: the sidecar advises a rebalance, enforcing it: {}",
@@ -196,7 +203,9 @@ public final class RebalanceAdvisor {
             LOG.info("lagassign: group {}: the sidecar answers the advice again", groupId);
         }
         String reason = advice.path("reason").asText("");
-        latest.set(new Seen(advised.booleanValue(), reason, generation));
+        JsonNode digest = advice.path("assignment_digest");
+        latest.set(new Seen(advised.booleanValue(), reason, generation,
+                digest.isTextual() ? digest.textValue() : null));
     }
 
     private void unreachable(String why) {

@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * the group metadata the test sets.
  */
 class RebalanceAdvisorTest {
-    static final String ADVISED = "{\"advised\": true, \"reason\": \"worst lag 1700 -> 910\"}";
+    static final String DIGEST = "72ad50af9b0c62e8";
+    static final String ADVISED = "{\"advised\": true, \"reason\": \"worst lag 1700 -> 910\", "
+            + "\"assignment_digest\": \"" + DIGEST + "\"}";
     static final String NOT_ADVISED = "{\"advised\": false, \"reason\": \"the gain has held 3 s of 300 s\"}";
 
     /** A consumer in group g with the member id and generation the test gives it. */
@@ -116,9 +118,23 @@ class RebalanceAdvisorTest {
     }
 
     @Test
+    void adviceAboutAnotherAssignmentIsNotActedOn() throws InterruptedException {
+        // The sidecar's last refresh still weighed the assignment before this generation's.
+        Member member = new Member();
+        LeaderRecord.led("m-1", 3, "0123456789abcdef");
+        RebalanceAdvisor advisor = advisor(base());
+        pollUntil(advisor, member, () -> advisor.requests() >= 3);
+        assertEquals(List.of(), member.reasons);
+        // Once the sidecar has weighed the assignment this member made, the advice counts.
+        LeaderRecord.led("m-1", 3, DIGEST);
+        pollUntil(advisor, member, () -> !member.reasons.isEmpty());
+        assertEquals(1, member.reasons.size());
+    }
+
+    @Test
     void theLeaderEnforcesAnAdvisedRebalanceOncePerGeneration() throws InterruptedException {
         Member member = new Member();
-        LeaderRecord.led("m-1", 3);
+        LeaderRecord.led("m-1", 3, DIGEST);
         RebalanceAdvisor advisor = advisor(base());
         pollUntil(advisor, member, () -> !member.reasons.isEmpty());
         assertEquals(List.of("lagassign advice: worst lag 1700 -> 910"), member.reasons);
@@ -134,7 +150,7 @@ class RebalanceAdvisorTest {
         assertEquals(sent, advisor.requests());
         // The rebalance gave generation 4, led by the same member: it asks again.
         member.generation = 4;
-        LeaderRecord.led("m-1", 4);
+        LeaderRecord.led("m-1", 4, DIGEST);
         pollUntil(advisor, member, () -> member.reasons.size() == 2);
         assertEquals(2, member.reasons.size());
     }
@@ -142,7 +158,7 @@ class RebalanceAdvisorTest {
     @Test
     void aMemberThatDidNotLeadNeverAsksNorForces() throws InterruptedException {
         Member member = new Member();
-        LeaderRecord.led("m-1", 2); // led an older generation only
+        LeaderRecord.led("m-1", 2, DIGEST); // led an older generation only
         RebalanceAdvisor advisor = advisor(base());
         for (int i = 0; i < 40; i++) {
             assertFalse(advisor.maybeRebalance(member));
@@ -157,7 +173,7 @@ class RebalanceAdvisorTest {
     void noAdviceNoRebalanceAndAtMostOneRequestPerInterval() throws InterruptedException {
         body = NOT_ADVISED;
         Member member = new Member();
-        LeaderRecord.led("m-1", 3);
+        LeaderRecord.led("m-1", 3, DIGEST);
         RebalanceAdvisor advisor = new RebalanceAdvisor(base(), "g", null, Duration.ofMillis(200));
         long started = System.nanoTime();
         for (int i = 0; i < 100; i++) {
@@ -175,7 +191,7 @@ class RebalanceAdvisorTest {
     void aSlowSidecarNeverHoldsThePollLoop() {
         delayMs = 1_500;
         Member member = new Member();
-        LeaderRecord.led("m-1", 3);
+        LeaderRecord.led("m-1", 3, DIGEST);
         RebalanceAdvisor advisor = advisor(base());
         long started = System.nanoTime();
         for (int i = 0; i < 20; i++) {
@@ -193,7 +209,7 @@ class RebalanceAdvisorTest {
             closedPort = socket.getLocalPort();
         }
         Member member = new Member();
-        LeaderRecord.led("m-1", 3);
+        LeaderRecord.led("m-1", 3, DIGEST);
         RebalanceAdvisor advisor = advisor(URI.create("http://127.0.0.1:" + closedPort));
         pollUntil(advisor, member, () -> advisor.requests() >= 4);
         Thread.sleep(100);
@@ -206,7 +222,7 @@ class RebalanceAdvisorTest {
     void aMalformedAnswerIsNotAdvice() throws InterruptedException {
         body = "{\"advised\": \"yes\"}";
         Member member = new Member();
-        LeaderRecord.led("m-1", 3);
+        LeaderRecord.led("m-1", 3, DIGEST);
         RebalanceAdvisor advisor = advisor(base());
         pollUntil(advisor, member, () -> advisor.requests() >= 3);
         Thread.sleep(100);
