@@ -26,6 +26,11 @@ def test_the_notes_the_shims_write_are_read() -> None:
     assert blind is not None
     assert (blind.fallback, blind.lag_blind) == (False, True)
     assert fallback.to_json() == {"by": "range", "reason": "unreachable", "strategy": None}
+    # The Java CooperativeLagAssignor falls back to Kafka's CooperativeStickyAssignor.
+    sticky = read_assignment_note(b'{"v":1,"by":"cooperative-sticky","reason":"invalid"}')
+    assert sticky == AssignmentNote("cooperative-sticky", "invalid")
+    assert sticky is not None
+    assert sticky.fallback
 
 
 @pytest.mark.parametrize(

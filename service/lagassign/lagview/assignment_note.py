@@ -36,6 +36,9 @@ from typing import Any
 #: The shims' names for how an assignment was made.
 BY_SIDECAR = "sidecar"
 BY_RANGE = "range"
+#: The fallback of the Java shim's CooperativeLagAssignor (Kafka's CooperativeStickyAssignor).
+BY_COOPERATIVE_STICKY = "cooperative-sticky"
+FALLBACKS = frozenset({BY_RANGE, BY_COOPERATIVE_STICKY})
 #: ``reason`` of a sidecar answer made without all of the group's lag.
 LAG_BLIND_REASONS = frozenset({"lag_blind", "lag_partial"})
 
@@ -54,7 +57,7 @@ class AssignmentNote:
 
     @property
     def fallback(self) -> bool:
-        return self.by == BY_RANGE
+        return self.by in FALLBACKS
 
     @property
     def lag_blind(self) -> bool:
@@ -81,7 +84,7 @@ def _text(value: object) -> str | None:
 def read_assignment_note(user_data: bytes | None) -> AssignmentNote | None:
     """The shim's note in an assignment's user data; ``None`` when there is none."""
     body = _json_object(user_data)
-    if body is None or body.get("by") not in (BY_SIDECAR, BY_RANGE):
+    if body is None or body.get("by") not in (BY_SIDECAR, *FALLBACKS):
         return None
     return AssignmentNote(
         by=body["by"], reason=_text(body.get("reason")), strategy=_text(body.get("strategy"))

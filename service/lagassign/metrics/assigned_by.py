@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from lagassign.lagview.assignment_note import BY_RANGE, AssignmentNote, live_note
+from lagassign.lagview.assignment_note import FALLBACKS, AssignmentNote, live_note
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
@@ -96,7 +96,7 @@ class AssignmentWatch(Collector):
         )
         for group_id in sorted(self._seen):
             for (by, reason), count in sorted(self._seen[group_id].items()):
-                if by == BY_RANGE:
+                if by in FALLBACKS:
                     seen.add_metric([group_id, reason], float(count))
         yield seen
         fallback = GaugeMetricFamily(
