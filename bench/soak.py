@@ -14,12 +14,12 @@ sidecar's RSS and open file descriptors), then a summary: the time until
 outside the outage, every request during it still answered, the last minute's
 RSS within 10% of the second minute's).
 
-An error is named by its kind, its connection (new or reused) and whether the body
-went out, e.g. ``ReadError (reused, sent)``. The client keeps an idle connection for
-half the sidecar's keep-alive timeout and sends a request once more when a reused
-connection was closed under it before any answer (counted as
-``retried_closed_connection``): the sidecar closing an idle connection as the client
-reuses it is a race of HTTP/1.1 keep-alive, not a failure of the sidecar
+An error is named by its kind (with ``--trace-connections``, also its connection, new
+or reused, and whether the body went out, e.g. ``ReadError (reused, sent)``; tracing
+costs the client CPU). The client keeps an idle connection for half the sidecar's
+keep-alive timeout and sends a request once more when its connection was closed under it
+before any answer (counted under ``retried``): the sidecar closing an idle connection as
+the client reuses it is a race of HTTP/1.1 keep-alive, not a failure of the sidecar
 (docs/limits.md). ``--keep-alive``, ``--client-keepalive-expiry`` and ``--no-retry``
 reproduce it.
 
@@ -310,22 +310,27 @@ class Failed(Exception):
 
 
 async def post_once_more_if_closed(
-    client: httpx.AsyncClient, body: bytes, minute: Minute, retry: bool
+    client: httpx.AsyncClient, body: bytes, minute: Minute, retry: bool, trace: bool
 ) -> httpx.Response:
-    """``POST /assign``, sent again once if the server closed the reused connection under it.
+    """``POST /assign``, sent again once if the connection was closed under it.
 
-    A failure raises :class:`Failed`, named by the error's type, the connection (new or
-    reused) and whether the body went out.
+    A failure raises :class:`Failed`, named by the error's type and, with ``trace``,
+    the connection (new or reused) and whether the body went out. Tracing costs the
+    client CPU on every request (httpcore calls it at each step), so it is off unless
+    asked: without it, a request is sent again on any of ``RETRIED_ON`` before an answer
+    (``POST /assign`` is a pure function of its body).
     """
     for attempt in (1, 2):
         exchange = Exchange()
         try:
+            extensions = {"trace": exchange.trace} if trace else None
             return await client.post(
-                "/assign", content=body, headers=HEADERS, extensions={"trace": exchange.trace}
+                "/assign", content=body, headers=HEADERS, extensions=extensions
             )
         except httpx.HTTPError as exc:
-            kind = exchange.failure(exc)
-            if retry and attempt == 1 and exchange.closed_under_it(exc):
+            kind = exchange.failure(exc) if trace else type(exc).__name__
+            closed = exchange.closed_under_it(exc) if trace else isinstance(exc, RETRIED_ON)
+            if retry and attempt == 1 and closed:
                 minute.retried[kind] = minute.retried.get(kind, 0) + 1
                 continue
             raise Failed(kind) from exc
@@ -361,7 +366,9 @@ async def soak(
             down = state.down
             sent = time.perf_counter()
             try:
-                response = await post_once_more_if_closed(client, body, minute, args.retry)
+                response = await post_once_more_if_closed(
+                    client, body, minute, args.retry, args.trace_connections
+                )
             except Failed as exc:
                 kind = exc.kind
             else:
@@ -491,6 +498,11 @@ def main() -> None:
         dest="retry",
         action="store_false",
         help="do not send a request again when the server closed a reused connection under it",
+    )
+    parser.add_argument(
+        "--trace-connections",
+        action="store_true",
+        help="name each error's connection (new or reused) and how far it got; costs client CPU",
     )
     args = parser.parse_args()
     if args.client_keepalive_expiry is None:
