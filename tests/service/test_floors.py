@@ -18,7 +18,7 @@ MAY_IMPORT = {
     "cli": {"assign", "core", "serve"},
     "serve": {"http"},
     "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core", "rates"},
-    "groups": {"assign", "lagview", "core", "rates"},
+    "groups": {"assign", "forecast", "lagview", "core", "rates"},
     "metrics": {"assign", "lagview", "core", "rates"},
     "rates": {"assign", "lagview"},
     "assign": {"forecast", "lagview", "core"},

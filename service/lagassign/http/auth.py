@@ -10,7 +10,7 @@ from lagassign.errors import Unauthorized
 from lagassign.http.parts import SettingsDep
 
 
-def require_token(request: Request, settings: SettingsDep) -> None:
+async def require_token(request: Request, settings: SettingsDep) -> None:
     """FastAPI dependency: pass when no token is configured or the bearer token matches."""
     token = settings.token
     if token is None:

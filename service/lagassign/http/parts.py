@@ -3,6 +3,10 @@
 A route names what it needs (``settings: SettingsDep``, ``lag_view: LagViewDep``,
 ...) and FastAPI hands it the part the app's lifespan built
 (:class:`~lagassign.http.sidecar.Sidecar`); no route reads ``app.state``.
+
+Every dependency is ``async def``: FastAPI runs a plain ``def`` dependency in its
+thread pool, a hand-off per dependency per request that, at a few hundred requests a
+second, cost more than the answers themselves.
 """
 
 from __future__ import annotations
@@ -29,30 +33,30 @@ def sidecar_of(app: FastAPI) -> Sidecar:
     return sidecar
 
 
-def current_sidecar(request: Request) -> Sidecar:
+async def current_sidecar(request: Request) -> Sidecar:
     return sidecar_of(request.app)
 
 
 SidecarDep = Annotated[Sidecar, Depends(current_sidecar)]
 
 
-def current_settings(sidecar: SidecarDep) -> Settings:
+async def current_settings(sidecar: SidecarDep) -> Settings:
     return sidecar.settings
 
 
-def current_lag_view(sidecar: SidecarDep) -> LagReader | None:
+async def current_lag_view(sidecar: SidecarDep) -> LagReader | None:
     return sidecar.lag_view
 
 
-def current_answers(sidecar: SidecarDep) -> AnswerLog:
+async def current_answers(sidecar: SidecarDep) -> AnswerLog:
     return sidecar.answers
 
 
-def current_metrics(sidecar: SidecarDep) -> ServiceMetrics:
+async def current_metrics(sidecar: SidecarDep) -> ServiceMetrics:
     return sidecar.metrics
 
 
-def current_forecast(sidecar: SidecarDep) -> ForecastSource | None:
+async def current_forecast(sidecar: SidecarDep) -> ForecastSource | None:
     return sidecar.forecast
 
 
@@ -63,14 +67,14 @@ MetricsDep = Annotated[ServiceMetrics, Depends(current_metrics)]
 ForecastDep = Annotated[ForecastSource | None, Depends(current_forecast)]
 
 
-def current_rates(sidecar: SidecarDep) -> RateWindow | None:
+async def current_rates(sidecar: SidecarDep) -> RateWindow | None:
     return sidecar.rates
 
 
 RatesDep = Annotated[RateWindow | None, Depends(current_rates)]
 
 
-def current_advice(sidecar: SidecarDep) -> AdviceTracker | None:
+async def current_advice(sidecar: SidecarDep) -> AdviceTracker | None:
     return sidecar.advice
 
 
