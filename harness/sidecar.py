@@ -65,12 +65,19 @@ class SidecarProcess:
 
     def is_ready(self) -> bool:
         """``/readyz`` answers 200; raises if the process has exited."""
+        return self._answers_200("/readyz")
+
+    def is_alive(self) -> bool:
+        """``/livez`` answers 200; raises if the process has exited."""
+        return self._answers_200("/livez")
+
+    def _answers_200(self, path: str) -> bool:
         if self.process.poll() is not None:
             raise RuntimeError(
                 f"lagassign serve exited ({self.process.returncode}):\n{self.log_tail()}"
             )
         try:
-            return httpx.get(f"{self.url}/readyz", timeout=2.0).status_code == 200
+            return httpx.get(f"{self.url}{path}", timeout=2.0).status_code == 200
         except httpx.TransportError:
             return False
 
@@ -92,8 +99,13 @@ def start_sidecar(
     port: int | None = None,
     inherit_settings: bool = False,
     ready_timeout_s: float = START_TIMEOUT_S,
+    wait_until_ready: bool = True,
 ) -> SidecarProcess:
-    """Start ``lagassign serve`` with ``settings`` (``LAGASSIGN_*``); return once it is ready."""
+    """Start ``lagassign serve`` with ``settings`` (``LAGASSIGN_*``); return once it is ready.
+
+    With ``wait_until_ready=False``, return once it is alive (``/livez``): for a
+    sidecar that is never ready, such as one without a broker.
+    """
     port = free_port() if port is None else port
     inherited = {
         k: v
@@ -122,8 +134,9 @@ def start_sidecar(
         log_path,
         {"authorization": f"Bearer {token}"} if token else {},
     )
+    waited, state = (sidecar.is_ready, "ready") if wait_until_ready else (sidecar.is_alive, "alive")
     try:
-        eventually(sidecar.is_ready, ready_timeout_s, f"lagassign serve ready on port {port}")
+        eventually(waited, ready_timeout_s, f"lagassign serve {state} on port {port}")
     except TimeoutError as not_ready:
         sidecar.stop()
         raise RuntimeError(f"{not_ready}\n{sidecar.log_tail()}") from None
