@@ -30,6 +30,7 @@ from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untype
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 from kafka.errors import KafkaError as KafkaPythonError  # type: ignore[import-untyped]
 
+from harness.sidecar import SidecarProcess
 from lagassign_client import LagAssignor
 from lagassign_client.advice import RebalanceAdvisor
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
@@ -438,6 +439,21 @@ async def settled(
     raise AssertionError(
         f"the group did not settle in {timeout_s} s: "
         + "; ".join(f"{m.name}: {sorted(m.partitions())} note={m.note()}" for m in members)
+    )
+
+
+async def seen_stable(
+    members: Sequence[Member], sidecar: SidecarProcess, group: str, counts: list[int]
+) -> bool:
+    """The members hold ``counts`` partitions (in any order) and the sidecar's
+    ``/groups/{group}`` sees the group Stable with the same counts."""
+    if sorted(len(m.partitions()) for m in members) != counts:
+        return False
+    report = await asyncio.to_thread(sidecar.group, group)
+    return (
+        report is not None
+        and report["header"]["state"] == "Stable"
+        and sorted(m["partitions"] for m in report["members"]) == counts
     )
 
 

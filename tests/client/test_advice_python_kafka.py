@@ -23,7 +23,7 @@ from harness.builders import commit, create_topic, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX
-from tests.client.members import AiokafkaMember, KafkaPythonMember
+from tests.client.members import AiokafkaMember, KafkaPythonMember, seen_stable
 from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
     BACKLOG,
     COOLDOWN_S,
@@ -78,17 +78,12 @@ async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the
         for m in members:
             await m.start()
 
-        async def stable() -> bool:
-            if sorted(len(m.partitions()) for m in members) != [2, 2]:
-                return False
-            report = await asyncio.to_thread(sidecar.group, group)
-            return (
-                report is not None
-                and report["header"]["state"] == "Stable"
-                and sorted(m["partitions"] for m in report["members"]) == [2, 2]
-            )
-
-        await eventually_async(stable, JOIN_DEADLINE_S, f"{group} stable with two members", 0.5)
+        await eventually_async(
+            lambda: seen_stable(members, sidecar, group, [2, 2]),
+            JOIN_DEADLINE_S,
+            f"{group} stable with two members",
+            0.5,
+        )
         leaders = [m for m in members if m.assignor.leadership.led_last]
         assert len(leaders) == 1, "exactly one member led the first rebalance"
         start_assignments = assignments(members)

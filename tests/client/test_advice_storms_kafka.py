@@ -29,7 +29,7 @@ from harness.builders import commit, create_topic, delete_records, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess, start_sidecar
 from tests.client.backlog import GROUP_PATTERN, GROUP_PREFIX
-from tests.client.members import AiokafkaMember
+from tests.client.members import AiokafkaMember, seen_stable
 from tests.client.test_advice_kafka import JOIN_DEADLINE_S, PARTITIONS, advice, member_lags
 from tests.client.test_advice_python_kafka import assignments
 
@@ -91,17 +91,12 @@ async def stable_group(
     for m in members:
         await m.start()
 
-    async def settled() -> bool:
-        if sorted(len(m.partitions()) for m in members) != [2, 2]:
-            return False
-        report = await asyncio.to_thread(sidecar.group, group)
-        return (
-            report is not None
-            and report["header"]["state"] == "Stable"
-            and sorted(m["partitions"] for m in report["members"]) == [2, 2]
-        )
-
-    await eventually_async(settled, JOIN_DEADLINE_S, f"{group} stable with two members", 0.5)
+    await eventually_async(
+        lambda: seen_stable(members, sidecar, group, [2, 2]),
+        JOIN_DEADLINE_S,
+        f"{group} stable with two members",
+        0.5,
+    )
     return members
 
 
