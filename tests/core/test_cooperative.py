@@ -13,7 +13,7 @@ def test_a_moved_partition_is_withheld_and_listed_under_its_owner() -> None:
         {"t": 2},
         protocol="cooperative",
     )
-    result = withhold_moved(rebalance, {"c-1": {"t": [0]}, "c-2": {"t": [1]}})
+    result = withhold_moved(rebalance, AssignmentResult({"c-1": {"t": [0]}, "c-2": {"t": [1]}}))
     assert result == AssignmentResult({"c-1": {"t": [0]}, "c-2": {"t": []}}, {"c-1": {"t": [1]}})
     check_assignment(rebalance, result)
 
@@ -28,7 +28,7 @@ def test_the_higher_generation_claim_wins_and_a_tie_leaves_the_partition_free() 
         {"t": 2},
         protocol="cooperative",
     )
-    result = withhold_moved(rebalance, {"a": {"t": [0, 1]}, "b": {}, "c": {}})
+    result = withhold_moved(rebalance, AssignmentResult({"a": {"t": [0, 1]}, "b": {}, "c": {}}))
     # t-0 belongs to b (generation 5): withheld from a; t-1 is contested at 4: free for a.
     assert result.assignment == {"a": {"t": [1]}, "b": {}, "c": {}}
     assert result.revoked == {"b": {"t": [0]}}

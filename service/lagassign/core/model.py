@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from lagassign.core.errors import InvalidRebalance
+from lagassign.core.flat import FlatAssignment
 
 Protocol = Literal["eager", "cooperative"]
 
@@ -68,7 +69,6 @@ class Rebalance:
         return sum(self.partitions.values())
 
 
-@dataclass(frozen=True, slots=True)
 class AssignmentResult:
     """A strategy's answer.
 
@@ -78,11 +78,59 @@ class AssignmentResult:
     another member, and that are therefore withheld from everyone this round.
     ``settled_by`` is the strategy's account of how it reached the answer, when
     it gives one: the balanced strategy names the stage that settled it.
+
+    A strategy may give its answer as a :class:`~lagassign.core.flat.FlatAssignment`
+    (``flat``) instead of the nested ``assignment``: the nested form is then built
+    from it the first time it is read (topics a member gets nothing of left out),
+    and readers that can work on the array (the statistics, the response's bytes)
+    use ``flat`` and never build it.
     """
 
-    assignment: Assignment
-    revoked: Assignment = field(default_factory=dict)
-    settled_by: str | None = None
+    __slots__ = ("_assignment", "flat", "revoked", "settled_by")
+
+    def __init__(
+        self,
+        assignment: Assignment | None = None,
+        revoked: Assignment | None = None,
+        settled_by: str | None = None,
+        *,
+        flat: FlatAssignment | None = None,
+    ) -> None:
+        if assignment is None and flat is None:
+            raise TypeError("an AssignmentResult needs an assignment or a flat assignment")
+        self._assignment = assignment
+        self.flat = flat
+        self.revoked: Assignment = {} if revoked is None else revoked
+        self.settled_by = settled_by
+
+    @property
+    def assignment(self) -> Assignment:
+        if self._assignment is None:
+            if self.flat is None:
+                raise AssertionError("an AssignmentResult always has one of its forms")
+            self._assignment = self.flat.nested()
+        return self._assignment
+
+    def settled(self, settled_by: str | None) -> AssignmentResult:
+        """The same answer with ``settled_by`` set."""
+        return AssignmentResult(self._assignment, self.revoked, settled_by, flat=self.flat)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AssignmentResult):
+            return NotImplemented
+        return (self.assignment, self.revoked, self.settled_by) == (
+            other.assignment,
+            other.revoked,
+            other.settled_by,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"AssignmentResult(assignment={self.assignment!r}, revoked={self.revoked!r}, "
+            f"settled_by={self.settled_by!r})"
+        )
 
 
 def make_rebalance(

@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
+import numpy.typing as npt
 
 from lagassign.core.model import AssignmentResult, Rebalance
 from lagassign.core.ownership import flat_owner_numbers
+
+INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +38,9 @@ class AssignmentStats:
 
 
 def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> AssignmentStats:
-    lags = rebalance.lags
-    member_lag: dict[str, int] = {}
-    for member_id, topics in result.assignment.items():
-        member_lag[member_id] = sum(
-            [sum(map(lags[t].__getitem__, parts)) for t, parts in topics.items()]
-        )
+    member_lag = _member_lag(rebalance, result)
     members = len(rebalance.members)
-    total = sum(sum(v) for v in lags.values())
+    total = sum(sum(v) for v in rebalance.lags.values())
     max_lag = max(member_lag.values(), default=0)
     mean_lag = total / members if members else 0.0
     imbalance = max_lag / mean_lag if mean_lag > 0 else 1.0
@@ -57,6 +55,21 @@ def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> Assignme
         moved=moved_partitions(rebalance, result),
         settled_by=result.settled_by,
     )
+
+
+def _member_lag(rebalance: Rebalance, result: AssignmentResult) -> dict[str, int]:
+    lags = rebalance.lags
+    flat = result.flat
+    if flat is not None:
+        values = chain.from_iterable(map(lags.__getitem__, flat.topics))
+        total = sum(map(sum, map(lags.__getitem__, flat.topics)))
+        dtype = np.int64 if total <= INT64_MAX else np.object_
+        flat_lags = np.fromiter(values, dtype=dtype, count=flat.partition_count)
+        return dict(zip(flat.member_ids, flat.member_lag(flat_lags), strict=True))
+    return {
+        member_id: sum([sum(map(lags[t].__getitem__, parts)) for t, parts in topics.items()])
+        for member_id, topics in result.assignment.items()
+    }
 
 
 def lower_bound(rebalance: Rebalance) -> float:
@@ -75,6 +88,20 @@ def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:
     """
     if not any(m.owned for m in rebalance.members):
         return 0
+    flat = result.flat
+    if flat is not None:
+        owners = flat_owner_numbers(rebalance, flat.topics)
+        new_owner: npt.NDArray[np.integer] = flat.owner
+    else:
+        owners, new_owner = _owners_of(rebalance, result)
+    moved = int(np.count_nonzero((owners >= 0) & (new_owner >= 0) & (owners != new_owner)))
+    return moved + sum(len(ps) for topics in result.revoked.values() for ps in topics.values())
+
+
+def _owners_of(
+    rebalance: Rebalance, result: AssignmentResult
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.integer]]:
+    """Per flat partition (topics in the rebalance's order): previous and new owner, or -1."""
     topics = list(rebalance.partitions)
     owners = flat_owner_numbers(rebalance, topics)
     first = dict(zip(topics, np.cumsum([0, *rebalance.partitions.values()]).tolist(), strict=False))
@@ -85,5 +112,4 @@ def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:
         starts = np.fromiter(map(first.__getitem__, assigned), dtype=np.int64, count=len(assigned))
         parts = np.fromiter(chain.from_iterable(assigned.values()), dtype=np.int64)
         new_owner[np.repeat(starts, sizes) + parts] = position[member_id]
-    moved = int(np.count_nonzero((owners >= 0) & (new_owner >= 0) & (owners != new_owner)))
-    return moved + sum(len(ps) for topics in result.revoked.values() for ps in topics.values())
+    return owners, new_owner

@@ -10,7 +10,6 @@ protocol's withholding on top, the same way for every strategy.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 from lagassign.core.cooperative import withhold_moved
 from lagassign.core.errors import InvalidRebalance
@@ -40,6 +39,5 @@ def run_strategy(name: str, rebalance: Rebalance) -> AssignmentResult:
     answer = strategy(rebalance)
     result = answer if isinstance(answer, AssignmentResult) else AssignmentResult(answer)
     if rebalance.protocol == "cooperative":
-        withheld = withhold_moved(rebalance, result.assignment)
-        return replace(withheld, settled_by=result.settled_by)
+        return withhold_moved(rebalance, result).settled(result.settled_by)
     return result

@@ -95,7 +95,7 @@ def settle(rebalance: Rebalance, tuning: Tuning = TUNING) -> AssignmentResult:
     """The balanced answer (every member listed, lists sorted) and the stage that settled it."""
     attempt = Attempt(rebalance, tuning)
     settled_by = run_stages(attempt)
-    return AssignmentResult(attempt.answer().assignment(), settled_by=settled_by)
+    return AssignmentResult(flat=attempt.answer().flat(), settled_by=settled_by)
 
 
 def assign(rebalance: Rebalance, tuning: Tuning = TUNING) -> Assignment:

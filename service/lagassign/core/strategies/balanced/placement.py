@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from lagassign.core.flat import FlatAssignment, run_bounds, stable_member_order
 from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
@@ -69,10 +70,10 @@ class Placement:
         owner = np.array(self.owner, dtype=np.int64)
         owner[parts] = members
         self.owner[:] = owner.tolist()
-        order = _by_member(members)
+        order = stable_member_order(members)
         ordered: list[int] = parts[order].tolist()
         holders = members[order]
-        bounds = _bounds(holders)
+        bounds = run_bounds(holders)
         held = self.held
         for m, a, b in zip(holders[bounds[:-1]].tolist(), bounds, bounds[1:], strict=False):
             held[m].extend(ordered[a:b])
@@ -105,49 +106,19 @@ class Placement:
             return 0
         return sum(1 for m, home in zip(self.owner, self.previous, strict=True) if 0 <= home != m)
 
-    def assignment(self) -> Assignment:
-        """The answer: every member, and per topic its sorted partition ids.
-
-        The partitions are grouped by (member, topic) in one stable sort, so the
-        lists are built in bulk rather than one partition at a time.
-        """
+    def flat(self) -> FlatAssignment:
+        """The answer as an array: every member, the member number of every partition."""
         index = self.index
-        topics, member_ids = index.topics, index.member_ids
-        answer: Assignment = {member_id: {} for member_id in member_ids}
-        owner = np.array(self.owner, dtype=np.int64)
-        if not len(owner):
-            return answer
-        if owner.min() < 0:
+        owner = np.array(self.owner, dtype=np.int32)
+        if len(owner) and owner.min() < 0:
             raise AssertionError("the placement leaves partitions without a member")
-        topic_of = np.array(index.topic_of, dtype=np.int64)
-        # flat numbers run topic by topic: by member alone, stably, is by (member, topic, id)
-        order = _by_member(owner)
-        ids: list[int] = (
-            order - np.array(index.offsets[:-1], dtype=np.int64)[topic_of[order]]
-        ).tolist()
-        by_member, by_topic = owner[order], topic_of[order]
-        groups = _bounds(by_member, by_topic)  # one group per (member, topic)
-        starts = groups[:-1]
-        lists = list(map(ids.__getitem__, map(slice, starts, groups[1:])))
-        names = list(map(topics.__getitem__, by_topic[starts].tolist()))
-        holders = by_member[starts]
-        members = _bounds(holders)  # one run of groups per member
-        for m, a, b in zip(holders[members[:-1]].tolist(), members, members[1:], strict=False):
-            answer[member_ids[m]] = dict(zip(names[a:b], lists[a:b], strict=True))
-        return answer
+        return FlatAssignment(
+            member_ids=tuple(index.member_ids),
+            topics=tuple(index.topics),
+            starts=tuple(index.offsets),
+            owner=owner,
+        )
 
-
-def _by_member(members: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
-    """The stable order of ``members`` (member numbers); a radix sort when they fit 16 bits."""
-    if len(members) and int(members.max()) < 2**16:
-        return members.astype(np.uint16).argsort(kind="stable")
-    return members.argsort(kind="stable")
-
-
-def _bounds(*keys: npt.NDArray[np.int64]) -> list[int]:
-    """Where runs of equal keys (all of ``keys`` equal) start, and the length: [0, ..., n]."""
-    first = keys[0]
-    change = np.zeros(max(len(first) - 1, 0), dtype=bool)
-    for key in keys:
-        change |= key[1:] != key[:-1]
-    return [0, *(np.flatnonzero(change) + 1).tolist(), len(first)]
+    def assignment(self) -> Assignment:
+        """The answer: every member, and per topic its sorted partition ids."""
+        return self.flat().nested()
