@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from lagassign.assign.answer_log import AnswerRecord
-from lagassign.core.model import Assignment
+from lagassign.core.model import Assignment, AssignmentResult
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription, PartitionLag
 
 AS_OF = datetime(2026, 11, 20, 22, 19, 3, 120_000, tzinfo=UTC)
@@ -92,5 +92,5 @@ def answer_record(
         compute_ms=0.42,
         members=len(assignment),
         partitions=sum(len(ps) for topics in assignment.values() for ps in topics.values()),
-        assignment=assignment,
+        result=AssignmentResult(assignment),
     )

@@ -89,7 +89,7 @@ def rebalance_of(request: AssignRequest, lag: LagSource) -> Rebalance:
                 member_id=m.member_id,
                 topics=topics,
                 group_instance_id=m.group_instance_id,
-                owned={t: tuple(ps) for t, ps in m.owned.items()},
+                owned=m.owned,
                 generation=m.generation,
                 rack=m.rack,
             )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from lagassign.assign.answer import Answer
-from lagassign.core.model import Assignment
+from lagassign.core.model import Assignment, AssignmentResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +31,14 @@ class AnswerRecord:
     compute_ms: float
     members: int
     partitions: int
-    assignment: Assignment
+    #: The answer as the strategy gave it; its nested form is built on first read.
+    result: AssignmentResult
     #: member id -> ``group.instance.id``, for the members that have one (static members).
     instance_ids: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def assignment(self) -> Assignment:
+        return self.result.assignment
 
 
 # What a record costs besides its assignment; each (member, topic) entry of it (a
@@ -47,11 +52,18 @@ def record_bytes(group_id: str, record: AnswerRecord) -> int:
     """An estimate of the memory ``record`` holds: ids, topic entries, partition numbers.
 
     Reads each member once, not each partition: a million-partition answer is
-    estimated in the time of its member count.
+    estimated in the time of its member count. An answer still in its array form
+    is estimated as its nested form at the most (every partition its own entry, or
+    every member every topic), which it may become when a page reads it.
     """
     size = RECORD_BYTES + len(group_id) + PARTITION_BYTES * record.partitions
-    for member_id, topics in record.assignment.items():
-        size += len(member_id) + ENTRY_BYTES * len(topics)
+    flat = record.result.flat
+    if flat is not None:
+        entries = min(flat.partition_count, len(flat.member_ids) * len(flat.topics))
+        size += ENTRY_BYTES * entries + sum(map(len, flat.member_ids))
+    else:
+        for member_id, topics in record.assignment.items():
+            size += len(member_id) + ENTRY_BYTES * len(topics)
     return size + sum(len(i) for i in record.instance_ids.values())
 
 
@@ -76,7 +88,7 @@ class AnswerLog:
             compute_ms=answer.compute_ms,
             members=answer.stats.members,
             partitions=answer.stats.partitions,
-            assignment=answer.result.assignment,
+            result=answer.result,
             instance_ids={
                 m.member_id: m.group_instance_id
                 for m in answer.rebalance.members

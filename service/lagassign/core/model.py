@@ -14,6 +14,7 @@ from typing import Literal
 
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.flat import FlatAssignment
+from lagassign.core.owned import owned_in_order
 
 Protocol = Literal["eager", "cooperative"]
 
@@ -32,7 +33,7 @@ class Member:
     member_id: str
     topics: tuple[str, ...]
     group_instance_id: str | None = None
-    owned: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    owned: Mapping[str, Sequence[int]] = field(default_factory=dict)
     generation: int | None = None
     rack: str | None = None
 
@@ -49,6 +50,9 @@ class Rebalance:
     - ``partition_racks``: topic -> per partition, the racks of its replicas;
       empty when racks are not known.
     - ``protocol``: ``eager`` or ``cooperative``.
+    - ``derived``: not an input: values computed from the others once and shared
+      read-only by the strategy, the statistics and the cooperative rule (the
+      previous owner of every partition, a million of them in a large group).
     """
 
     members: tuple[Member, ...]
@@ -56,6 +60,9 @@ class Rebalance:
     lags: Mapping[str, Sequence[int]]
     partition_racks: Mapping[str, Sequence[Sequence[str]]] = field(default_factory=dict)
     protocol: Protocol = "eager"
+    derived: dict[object, object] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def subscribers(self) -> dict[str, list[str]]:
         """Topic -> member ids subscribed to it, sorted (topics sorted)."""
@@ -177,16 +184,7 @@ def make_rebalance(
                         f"members[{i}].topics names {topic!r}, which is missing from partitions"
                     )
             canon_topics[key] = tuple(sorted(set(key)))
-        for topic, owned in m.owned.items():
-            count = partitions.get(topic)
-            if not owned or (min(owned) >= 0 and (count is None or max(owned) < count)):
-                continue
-            for p in owned:
-                if p < 0 or (count is not None and p >= count):
-                    raise InvalidRebalance(
-                        f"members[{i}].owned[{topic!r}] names partition {p}, "
-                        f"outside 0..{(count or 0) - 1}"
-                    )
+    in_order = owned_in_order([m.owned for m in given], partitions)
     for topic, count in partitions.items():
         if count < 0:
             raise InvalidRebalance(f"partitions[{topic!r}] must not be negative, got {count}")
@@ -218,20 +216,28 @@ def make_rebalance(
             )
         canon_racks[topic] = racks
 
+    every_topic_subscribed = len(canon_partitions) == len(partitions)
+
+    def canonical_owned(i: int) -> Mapping[str, Sequence[int]]:
+        owned = given[i].owned
+        if in_order[i] and (every_topic_subscribed or canon_partitions.keys() >= owned.keys()):
+            return owned  # the usual case: as the leader sent it
+        return {
+            t: canonical_partitions(ps)
+            for t, ps in sorted(owned.items())
+            if t in canon_partitions and ps
+        }
+
     canon_members = tuple(
         Member(
             member_id=m.member_id,
             topics=canon_topics[tuple(m.topics)],
             group_instance_id=m.group_instance_id,
-            owned={
-                t: canonical_partitions(ps)
-                for t, ps in sorted(m.owned.items())
-                if t in canon_partitions and ps
-            },
+            owned=canonical_owned(i),
             generation=m.generation,
             rack=m.rack,
         )
-        for m in sorted(given, key=lambda m: m.member_id)
+        for i, m in sorted(enumerate(given), key=lambda im: im[1].member_id)
     )
     return Rebalance(
         members=canon_members,

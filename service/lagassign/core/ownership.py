@@ -29,8 +29,20 @@ def flat_owner_numbers(rebalance: Rebalance, topics: Sequence[str]) -> npt.NDArr
     """Per partition of ``topics`` (one after the other), the position of its rightful owner.
 
     The position is in ``rebalance.members``; -1 where nobody rightfully owns it.
-    ``topics`` lists every topic of ``rebalance.partitions``.
+    ``topics`` lists every topic of ``rebalance.partitions``. Computed once per
+    rebalance and order of topics; the array is read-only.
     """
+    key = ("flat_owner_numbers", tuple(topics))
+    known = rebalance.derived.get(key)
+    if isinstance(known, np.ndarray):
+        return known
+    owners = _flat_owner_numbers(rebalance, topics)
+    owners.setflags(write=False)
+    rebalance.derived[key] = owners
+    return owners
+
+
+def _flat_owner_numbers(rebalance: Rebalance, topics: Sequence[str]) -> npt.NDArray[np.int64]:
     start: dict[str, int] = {}
     total = 0
     for topic in topics:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -94,7 +95,30 @@ async def assign(
     started = time.perf_counter()
     require_json(request)
     raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
-    parsed = await off_loop(len(raw) > THREAD_BODY_BYTES, parse_assign_request, raw)
+    large = len(raw) > THREAD_BODY_BYTES
+    # One pause of the collector from the decoding to the bytes of the answer: the
+    # request's millions of objects live through it and are freed (by their reference
+    # counts) before it ends, so no collection ever walks them.
+    with collector_paused() if large else nullcontext():
+        body = await answered(
+            raw, large, started, settings, lag_view, forecast, answers, metrics, rates
+        )
+    return Response(body, media_type="application/json")
+
+
+async def answered(
+    raw: bytes,
+    large: bool,
+    started: float,
+    settings: SettingsDep,
+    lag_view: LagViewDep,
+    forecast: ForecastDep,
+    answers: AnswersDep,
+    metrics: MetricsDep,
+    rates: RatesDep,
+) -> bytes:
+    """The answer's bytes for the request body ``raw``; recorded and counted."""
+    parsed = await off_loop(large, parse_assign_request, raw)
     check_request_limits(parsed, settings.request_limits)
     by_id: Mapping[str, str] | None = None
     budget_s = settings.on_demand_budget_s
@@ -116,7 +140,7 @@ async def assign(
         lag_view.track(parsed.group_id, subscribed_topics(parsed))
     answers.record(answer)
     metrics.assign.observe_answer(answer, time.perf_counter() - started)
-    return Response(body, media_type="application/json")
+    return body
 
 
 def answer_and_body(
