@@ -57,9 +57,13 @@ def test_owned_maps_come_out_canonical_or_the_first_bad_id_is_named(
     try:
         expected = canonical_by_loops(members)
     except InvalidRebalance as problem:
+        expected_message = problem.message
+    else:
+        expected_message = None
+    if expected_message is not None:
         with pytest.raises(InvalidRebalance) as refused:
             make_rebalance(members, PARTITIONS)
-        assert refused.value.message == problem.message
+        assert refused.value.message == expected_message
         return
     rebalance = make_rebalance(members, PARTITIONS)
     got = {m.member_id: {t: tuple(ids) for t, ids in m.owned.items()} for m in rebalance.members}
