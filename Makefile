@@ -4,13 +4,22 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export PYSPARK_PYTHON := $(abspath $(PY))
+# rustup installs cargo in ~/.cargo/bin, which a non-login shell may not have on PATH.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
 	clean demo bench-shim bench-shim-scale dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak bench-scale
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml client/python/pyproject.toml
+# The sidecar's Rust extension (native/) is built by its install: it needs cargo.
+NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs)
+
+$(VENV)/.installed: pyproject.toml client/python/pyproject.toml $(NATIVE_SOURCES)
+	@command -v cargo >/dev/null || { echo "cargo not found (looked on PATH and in ~/.cargo/bin):" \
+		"the sidecar's Rust extension needs a Rust toolchain. Install it with rustup" \
+		"(https://rustup.rs: curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh)," \
+		"then run make again." >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,pipeline]'
@@ -21,13 +30,15 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml
 dist: dist-python dist-java
 
 # The Python shim's wheel and sdist (pip install dist/lagassign_client-*.whl), and the
-# sidecar's wheel (dist/lagassign-*.whl), checked to carry the /groups page templates.
+# sidecar's wheel (dist/lagassign-*.whl), checked to carry the /groups page templates and
+# the compiled lagassign._native.
 dist-python: install
 	rm -rf dist/lagassign_client-* dist/lagassign-[0-9]*.whl client/python/build build
 	$(PY) -m build --sdist --wheel --outdir dist client/python
 	$(PY) -m build --wheel --outdir dist .
 	$(PY) -c "import sys, zipfile; names = set(zipfile.ZipFile(sys.argv[1]).namelist()); \
 		missing = {f'lagassign/groups/templates/{t}.html' for t in ('base', 'cells', 'group', 'groups')} - names; \
+		missing |= set() if any(n.startswith('lagassign/_native.') and n.endswith('.so') for n in names) else {'lagassign/_native*.so'}; \
 		sys.exit(f'the sidecar wheel lacks {sorted(missing)}' if missing else 0)" dist/lagassign-[0-9]*.whl
 
 # Kafka's own assignors, run by the exactness tests and the benchmark.
@@ -145,4 +156,5 @@ demo: install kafka-dist
 	$(PY) -m deploy.demo.consumers
 
 clean:
-	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target broker/target var dist
+	rm -rf $(VENV) tests/kafka_reference/target client/java/target tests/client/java_consumer/target broker/target var dist \
+		native/target service/lagassign/_native*.so

@@ -1,0 +1,37 @@
+"""Type stubs of ``lagassign._native``, the sidecar's compiled half (Rust, ``native/``)."""
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Buffer
+
+__all__ = ["assignment_json"]
+
+# numpy's arrays declare the buffer protocol (__buffer__) to type checkers from Python 3.12 on.
+def assignment_json(
+    owner: npt.NDArray[np.int32] | Buffer,
+    topic_starts: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    topic_keys: list[bytes],
+    member_keys: list[bytes],
+    form: Literal["topics", "indexed"],
+) -> bytes:
+    """The JSON bytes of an answer's ``assignment``, written from the owner array.
+
+    ``owner`` (int32, one per flat partition: topic after topic in the order of
+    ``topic_starts``, partition ids ascending within a topic) holds the member number
+    (index into ``member_keys``) of each partition, or -1 for nobody (left out).
+    ``topic_starts`` (int64 buffer or list of int) has one entry per topic plus one:
+    0, ascending, ending at ``len(owner)``; flat ``x`` of topic ``t`` is partition
+    ``x - topic_starts[t]``. ``topic_keys`` and ``member_keys`` are each topic's and
+    each member's JSON text, written verbatim. The bytes are exactly
+    ``msgspec.json.encode`` of ``{member: {topic: [p, ...]}}`` (``"topics"``) or
+    ``{member: [[topic_key, [p, ...]], ...]}`` (``"indexed"``), every member present
+    in ``member_keys`` order, a member's topics in flat order.
+
+    Raises TypeError for an argument of the wrong type (``owner`` not an int32 buffer,
+    a key not bytes) and ValueError for wrong values (an owner that is neither a member
+    number nor -1, ``topic_starts`` not matching ``owner`` or ``topic_keys``, an unknown
+    ``form``).
+    """
