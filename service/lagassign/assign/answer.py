@@ -39,11 +39,15 @@ class Answer:
     answer_form: AnswerForm = "topics"
 
     def to_json(self) -> dict[str, Any]:
+        return self.payload(self.result.assignment)
+
+    def payload(self, assignment: Any) -> dict[str, Any]:
+        """The response's fields, ``assignment`` as given (nested, or its JSON already)."""
         as_of = self.lag.as_of
         return {
             "group_id": self.group_id,
             "strategy": self.strategy,
-            "assignment": self.result.assignment,
+            "assignment": assignment,
             "revoked": self.result.revoked,
             "lag": {
                 "source": self.lag.source,

@@ -16,13 +16,18 @@ The bytes are msgspec's JSON encoding (compact, the same values as ``json.dumps`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any
 
 import msgspec
+import numpy as np
 
+from lagassign._native import assignment_json
 from lagassign.assign.answer import Answer
+from lagassign.assign.request_schema import AnswerForm
 from lagassign.assign.topic_ids import keyed_by_topic_id
+from lagassign.core.flat import FlatAssignment
 from lagassign.core.model import Assignment
 
 IndexedAssignment = dict[str, list[tuple[int, list[int]]]]
@@ -72,10 +77,56 @@ def answer_body(answer: Answer, topic_ids: Mapping[str, str] | None = None) -> b
     """The JSON of ``answer`` in the form its request asked for.
 
     ``topic_ids`` (topic name -> id) labels the topics by id, for the topic-id form.
+    An answer in its array form is written by the compiled writer straight from the
+    array (:func:`flat_assignment_json`), never as a million Python lists.
     """
+    flat = answer.result.flat
+    if flat is not None:
+        return _flat_answer_body(answer, flat, topic_ids)
     payload = answer.to_json()
     if answer.answer_form == "indexed":
         payload = with_answer_form(payload, answer.request_topics, topic_ids)
     elif topic_ids is not None:
         payload = keyed_by_topic_id(payload, topic_ids)
     return encode_answer(payload)
+
+
+def _flat_answer_body(
+    answer: Answer, flat: FlatAssignment, topic_ids: Mapping[str, str] | None
+) -> bytes:
+    payload = answer.payload({})
+    keys: Mapping[str, str | int]
+    if answer.answer_form == "indexed":
+        payload = with_answer_form(payload, answer.request_topics, topic_ids)
+        keys = {topic: i for i, topic in enumerate(answer.request_topics)}
+    else:
+        if topic_ids is not None:
+            payload = keyed_by_topic_id(payload, topic_ids)
+        keys = {t: t for t in flat.topics} if topic_ids is None else topic_ids
+    written = flat_assignment_json(flat, answer.answer_form, keys)
+    payload["assignment"] = msgspec.Raw(written)
+    return encode_answer(payload)
+
+
+def flat_assignment_json(
+    flat: FlatAssignment, form: AnswerForm, keys: Mapping[str, str | int]
+) -> bytes:
+    """The ``assignment`` JSON of ``flat``, each topic written as its key (else its name).
+
+    In the indexed form the keys are the topics' positions, and each member's pairs
+    come in ascending position: the topics' runs of ``flat`` are put in that order first.
+    """
+    owner, starts = flat.owner, flat.starts
+    order = list(range(len(flat.topics)))
+    if form == "indexed":
+        order.sort(key=lambda t: keys[flat.topics[t]])
+        if order != sorted(order):
+            owner = np.concatenate([owner[starts[t] : starts[t + 1]] for t in order])
+            starts = tuple(accumulate((starts[t + 1] - starts[t] for t in order), initial=0))
+    return assignment_json(
+        owner,
+        np.asarray(starts, dtype=np.int64),
+        [ENCODER.encode(keys.get(flat.topics[t], flat.topics[t])) for t in order],
+        [ENCODER.encode(member_id) for member_id in flat.member_ids],
+        form,
+    )
