@@ -1,7 +1,8 @@
 """The service's rooms import only downwards: a request flows down the floors, never back up.
 
 Read from the source with ``ast`` (no import runs). ``settings``, ``errors``,
-``redaction`` and ``limits`` are leaves every room may read.
+``redaction``, ``limits`` and ``_native`` (the compiled writer, which imports nothing
+of the package) are leaves every room may read.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import lagassign
 
 PACKAGE = Path(lagassign.__file__).parent
-LEAVES = {"", "settings", "errors", "redaction", "limits"}
+LEAVES = {"", "settings", "errors", "redaction", "limits", "_native"}
 # What each room may import besides itself and the leaves, from the top floor down.
 MAY_IMPORT = {
     "cli": {"assign", "core", "serve"},
