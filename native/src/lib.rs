@@ -5,6 +5,7 @@
 //! dict of lists in Python and encoding it. The work itself is pure Rust (`plan`, `write`);
 //! this file turns the Python arguments into slices, with clear errors for bad ones.
 
+mod deal;
 mod input;
 mod numerals;
 mod plan;
@@ -15,6 +16,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
+use crate::deal::{deal, Rounds};
 use crate::input::{Form, Invalid};
 use crate::plan::Plan;
 
@@ -57,6 +59,71 @@ fn assignment_json<'py>(
     PyBytes::new_with(py, plan.json_len, |out| {
         py.detach(|| plan.write_into(out));
         Ok(())
+    })
+}
+
+/// The balanced strategy's deal in rounds (`deal.rs`): fills `takers` (a writable int64
+/// buffer, one entry per dealt partition) with the member that takes each partition.
+///
+/// `lags` (per flat partition) and `load` (per member, the lag it holds so far): int64
+/// buffers or sequences of int (any size up to 2^127). The rounds, concatenated in the
+/// order they are dealt: `sizes` (int64, one per round), `members` and `parts` (int64,
+/// each round's members ascending and its partitions largest lag first), `sorted` (uint8,
+/// one per round: 0 to deal the round in member order, else least-loaded member first).
+#[pyfunction]
+#[pyo3(signature = (lags, load, sizes, members, parts, sorted, takers))]
+#[allow(clippy::too_many_arguments)]
+fn deal_rounds(
+    py: Python<'_>,
+    lags: &Bound<'_, PyAny>,
+    load: &Bound<'_, PyAny>,
+    sizes: &Bound<'_, PyAny>,
+    members: &Bound<'_, PyAny>,
+    parts: &Bound<'_, PyAny>,
+    sorted: &Bound<'_, PyAny>,
+    takers: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let lags = wide_ints(py, lags, "lags")?;
+    let mut load = wide_ints(py, load, "load")?;
+    let sizes = int64s(py, sizes, "sizes")?;
+    let members = int64s(py, members, "members")?;
+    let parts = int64s(py, parts, "parts")?;
+    let sorted = one_dimensional::<u8>(py, sorted, "sorted", "uint8")?
+        .ok_or_else(|| not_a_wanted(sorted, "sorted", "a one-dimensional uint8 buffer"))?;
+    let out = PyBuffer::<i64>::get(takers)
+        .map_err(|_| not_a_wanted(takers, "takers", "a writable int64 buffer"))?;
+    let rounds = Rounds {
+        sizes: &sizes,
+        members: &members,
+        parts: &parts,
+        sorted: &sorted,
+    };
+    let dealt = py
+        .detach(|| deal(&rounds, &lags, &mut load))
+        .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
+    if out.item_count() != dealt.len() {
+        return Err(PyValueError::new_err(format!(
+            "takers has {} entries but {} partitions are dealt",
+            out.item_count(),
+            dealt.len()
+        )));
+    }
+    out.copy_from_slice(py, &dealt)
+}
+
+/// A one-dimensional int64 buffer, copied.
+fn int64s(py: Python<'_>, value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<i64>> {
+    one_dimensional::<i64>(py, value, name, "int64")?
+        .ok_or_else(|| not_a_wanted(value, name, "a one-dimensional int64 buffer"))
+}
+
+/// Integers up to 2^127 from an int64 buffer, or from any sequence of int.
+fn wide_ints(py: Python<'_>, value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<i128>> {
+    if let Some(narrow) = one_dimensional::<i64>(py, value, name, "int64")? {
+        return Ok(narrow.into_iter().map(i128::from).collect());
+    }
+    value.extract::<Vec<i128>>().map_err(|err| {
+        PyTypeError::new_err(format!("{name} must be an int64 buffer or a sequence of int: {err}"))
     })
 }
 
@@ -137,4 +204,6 @@ fn json_texts<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Vec<Bound<
 mod _native {
     #[pymodule_export]
     use super::assignment_json;
+    #[pymodule_export]
+    use super::deal_rounds;
 }

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Buffer
 
-__all__ = ["assignment_json"]
+__all__ = ["assignment_json", "deal_rounds"]
 
 # numpy's arrays declare the buffer protocol (__buffer__) to type checkers from Python 3.12 on.
 def assignment_json(
@@ -34,4 +34,26 @@ def assignment_json(
     a key not bytes) and ValueError for wrong values (an owner that is neither a member
     number nor -1, ``topic_starts`` not matching ``owner`` or ``topic_keys``, an unknown
     ``form``).
+    """
+
+def deal_rounds(
+    lags: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    load: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    sizes: npt.NDArray[np.int64] | Buffer,
+    members: npt.NDArray[np.int64] | Buffer,
+    parts: npt.NDArray[np.int64] | Buffer,
+    sorted: npt.NDArray[np.uint8] | Buffer,
+    takers: npt.NDArray[np.int64] | Buffer,
+) -> None:
+    """The balanced strategy's deal in rounds: fills ``takers`` with who takes each partition.
+
+    The rounds come concatenated in the order they are dealt: round ``r`` is the next
+    ``sizes[r]`` entries of ``members`` (ascending member numbers) and of ``parts`` (flat
+    partitions, largest lag first). In a round with ``sorted[r]`` set, the largest
+    partition goes to the member with the least ``load`` so far (equal loads: the lower
+    member number), the next to the next member, and so on; otherwise in member order.
+    ``lags`` is per flat partition, ``load`` per member (int64 buffers, or sequences of
+    int up to 2**127). ``takers`` (a writable int64 buffer, one entry per dealt
+    partition) receives each partition's member. Raises ValueError for sizes, members or
+    partitions out of range, TypeError for arguments of the wrong type.
     """

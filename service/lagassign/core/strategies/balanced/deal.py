@@ -10,8 +10,6 @@ With nothing owned this is the *fresh answer*.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from lagassign.core.strategies.balanced.group_index import GroupIndex
@@ -28,10 +26,9 @@ def deal(
     index: GroupIndex, previous: list[int] | None, tuning: Tuning
 ) -> tuple[Placement, list[int]]:
     """The dealt placement, and per topic the base count P // C every subscriber holds."""
-    topics = range(len(index.topics))
-    owned: list[Counter[int]] = []
+    owned: list[dict[int, int]] = []
     if previous is not None:
-        owned = [Counter(previous[index.offsets[t] : index.offsets[t + 1]]) for t in topics]
+        owned = _owned_counts(index, previous)
     targets = count_targets(index, owned, tuning)
     placement = Placement(index, previous)
     keep_owned(placement, targets, owned)
@@ -64,3 +61,15 @@ def deal(
     lower_max_lag(placement, targets.base, COSTLESS, stop_at=index.lower_bound(), tuning=tuning)
     place_by_rack(placement, tuning)
     return placement, targets.base
+
+
+def _owned_counts(index: GroupIndex, previous: list[int]) -> list[dict[int, int]]:
+    """Per topic, how many of its partitions each member owned (-1: nobody owned them)."""
+    owners = np.array(previous, dtype=np.int64)
+    out: list[dict[int, int]] = []
+    for t in range(len(index.topics)):
+        members, counts = np.unique(
+            owners[index.offsets[t] : index.offsets[t + 1]], return_counts=True
+        )
+        out.append(dict(zip(members.tolist(), counts.tolist(), strict=True)))
+    return out

@@ -10,7 +10,9 @@ Rounds of all topics are then dealt together, the round with the largest
 leading lag first (equal leads by topic, then round number). Inside a round,
 the largest partition goes to the member with the least lag so far (equal lags
 by member number), the second largest to the next one, and so on. A round
-whose leading lag is zero is dealt without sorting.
+whose leading lag is zero is dealt without sorting. The rounds are laid out
+here; the dealing itself, one sort per round, is compiled
+(``lagassign._native.deal_rounds``).
 
 This is longest-processing-time-first under the count targets: it costs one
 sort per round, so a million partitions in 500 topics of 2,000 members take
@@ -24,6 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from lagassign._native import deal_rounds as deal_in_rounds
 from lagassign.core.strategies.balanced.placement import Placement
 
 
@@ -63,18 +66,21 @@ def deal_rounds(
                 start += len(round_members)
         levels.append(by_round)
     rounds.sort()
-    load = np.array(placement.load, dtype=lags.dtype)
-    flat = [np.asarray(parts, dtype=np.int64) for parts in unplaced]
-    given: list[npt.NDArray[np.int64]] = []
-    takers: list[npt.NDArray[np.int64]] = []
-    for neg_lead, t, k, start in rounds:
-        members = levels[t][k]
-        parts = flat[t][start : start + len(members)]
-        if neg_lead:
-            members = members[load[members].argsort(kind="stable")]
-        load[members] += lags[parts]
-        given.append(parts)
-        takers.append(members)
-    if not given:
+    if not rounds:
         return
-    placement.take(np.concatenate(given), np.concatenate(takers))
+    flat = [np.asarray(parts, dtype=np.int64) for parts in unplaced]
+    dealt = [levels[t][k] for _, t, k, _ in rounds]
+    given = np.concatenate(
+        [flat[t][at : at + len(m)] for (_, t, _, at), m in zip(rounds, dealt, strict=True)]
+    )
+    takers = np.empty(len(given), dtype=np.int64)
+    deal_in_rounds(
+        lags if lags.dtype == np.int64 else lags.tolist(),
+        placement.load,
+        np.fromiter(map(len, dealt), dtype=np.int64, count=len(dealt)),
+        np.concatenate(dealt),
+        given,
+        np.fromiter((neg_lead != 0 for neg_lead, _, _, _ in rounds), dtype=np.uint8),
+        takers,
+    )
+    placement.take(given, takers)

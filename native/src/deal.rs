@@ -1,0 +1,102 @@
+//! The balanced strategy's deal in rounds: in each round, the largest partition goes to the
+//! member with the least lag so far, the next largest to the next member, and so on.
+//!
+//! The rounds come in the order they are dealt, each one its members (ascending member
+//! numbers) and its partitions (largest lag first, as many as members). A round whose
+//! leading lag is zero is dealt in member order without sorting. Ties between equal lags go
+//! to the lower position in the round, that is the lower member number (a stable sort),
+//! exactly as the strategy's rule says. Lags and lag sums are i128: a partition's lag is at
+//! most 2^63 - 1 and a group at most 2^32 partitions, so no sum overflows.
+
+use crate::input::Invalid;
+
+/// The rounds of one deal, concatenated: round `r` is `members[at..at + sizes[r]]` and
+/// `parts[at..at + sizes[r]]`, where `at` is the sum of the sizes before it.
+pub struct Rounds<'a> {
+    pub sizes: &'a [i64],
+    pub members: &'a [i64],
+    pub parts: &'a [i64],
+    pub sorted: &'a [u8],
+}
+
+/// Who takes each partition of `rounds.parts`, in that order; `load` (each member's lag so
+/// far) ends with the dealt lags added.
+pub fn deal(rounds: &Rounds<'_>, lags: &[i128], load: &mut [i128]) -> Result<Vec<i64>, Invalid> {
+    check(rounds, lags.len(), load.len())?;
+    let mut takers = Vec::with_capacity(rounds.members.len());
+    let mut order: Vec<i64> = Vec::new();
+    let mut at = 0usize;
+    for (r, &size) in rounds.sizes.iter().enumerate() {
+        let end = at + size as usize;
+        let members = &rounds.members[at..end];
+        order.clear();
+        order.extend_from_slice(members);
+        if rounds.sorted[r] != 0 {
+            // stable: equal loads keep member order
+            order.sort_by_key(|&m| load[m as usize]);
+        }
+        for (&m, &x) in order.iter().zip(&rounds.parts[at..end]) {
+            load[m as usize] += lags[x as usize];
+            takers.push(m);
+        }
+        at = end;
+    }
+    Ok(takers)
+}
+
+fn check(rounds: &Rounds<'_>, partitions: usize, members: usize) -> Result<(), Invalid> {
+    if rounds.sorted.len() != rounds.sizes.len() {
+        return Err(Invalid(format!(
+            "sorted has {} entries but there are {} rounds",
+            rounds.sorted.len(),
+            rounds.sizes.len()
+        )));
+    }
+    let mut total = 0usize;
+    for (r, &size) in rounds.sizes.iter().enumerate() {
+        if size < 0 {
+            return Err(Invalid(format!("round {r} has a negative size, {size}")));
+        }
+        total += size as usize;
+    }
+    if total != rounds.members.len() || total != rounds.parts.len() {
+        return Err(Invalid(format!(
+            "the rounds' sizes add up to {total} but there are {} members and {} partitions",
+            rounds.members.len(),
+            rounds.parts.len()
+        )));
+    }
+    if let Some(&m) = rounds.members.iter().find(|&&m| m < 0 || m as usize >= members) {
+        return Err(Invalid(format!(
+            "member {m} is not a member number (0 to {})",
+            members as i64 - 1
+        )));
+    }
+    if let Some(&x) = rounds.parts.iter().find(|&&x| x < 0 || x as usize >= partitions) {
+        return Err(Invalid(format!(
+            "partition {x} is not a flat partition number (0 to {})",
+            partitions as i64 - 1
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_goes_to_the_least_loaded_and_ties_to_the_lower_member() {
+        let rounds = Rounds {
+            sizes: &[2, 2],
+            members: &[0, 1, 0, 1],
+            parts: &[0, 1, 2, 3],
+            sorted: &[1, 1],
+        };
+        let lags = [10, 5, 7, 1];
+        let mut load = [0, 0];
+        // round 1: tie, member 0 takes 10; round 2: member 1 (5) takes 7, member 0 takes 1
+        assert_eq!(deal(&rounds, &lags, &mut load).unwrap(), vec![0, 1, 1, 0]);
+        assert_eq!(load, [11, 12]);
+    }
+}
