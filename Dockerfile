@@ -1,5 +1,6 @@
-# The lagassign sidecar alone: Python, the service and its runtime dependencies.
-# No Spark, no JDK (those are for the pipeline and the local test broker).
+# The lagassign sidecar alone: Python, the service (with its Rust extension, built in the
+# build stage) and its runtime dependencies. No Spark, no JDK (those are for the pipeline
+# and the local test broker), no Rust toolchain.
 #
 #   docker build -t lagassign .
 #   docker run --rm -p 127.0.0.1:8321:8321 \
@@ -14,10 +15,20 @@
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo \
+    PATH=/usr/local/cargo/bin:$PATH
+# The sidecar's Rust extension (native/) needs a Rust toolchain (the official Rust image's)
+# and a C linker to build. Both stay in this stage: the runtime image gets the venv only.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=rust:1-slim-bookworm /usr/local/rustup /usr/local/rustup
+COPY --from=rust:1-slim-bookworm /usr/local/cargo /usr/local/cargo
 WORKDIR /src
 RUN python -m venv /opt/lagassign
 COPY pyproject.toml README.md ./
+COPY native ./native
 COPY service ./service
 # The package and its runtime dependencies only (no [dev], no [pipeline]).
 RUN /opt/lagassign/bin/pip install .

@@ -13,6 +13,7 @@ and the worst of ``--runs`` runs (after one warm-up run) of:
 Each run checks that both paths give the same bytes. No broker, no sidecar.
 
     .venv/bin/python -m bench.native_answer [--runs 5]
+        [--members 2000 --topics 500 --per-topic 2000]
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def python_assignment(
 def measure(
     owner: npt.NDArray[np.int32], topics: list[str], members: list[str], form: Form
 ) -> dict[str, float]:
-    starts = list(range(0, len(owner) + 1, PER_TOPIC))
+    per_topic = len(owner) // len(topics)
+    starts = list(range(0, len(owner) + 1, per_topic))
     keys_s, (topic_keys, member_keys) = timed(
         lambda: (
             [msgspec.json.encode(k) for k in (topics if form == "topics" else range(len(topics)))],
@@ -100,33 +102,46 @@ def measure(
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def lines(members: int, topics: int, per_topic: int, runs: int) -> list[dict[str, Any]]:
+    """One JSON line per answer form: medians and worsts of ``runs`` runs after a warm-up."""
     rng = np.random.default_rng(SEED)
-    owner = rng.integers(0, MEMBERS, size=TOPICS * PER_TOPIC, dtype=np.int32)
-    topics = [f"topic-{t:03d}" for t in range(TOPICS)]
-    members = [f"consumer-{m}-{m * 7919 % 10007:05d}" for m in range(MEMBERS)]
+    owner = rng.integers(0, members, size=topics * per_topic, dtype=np.int32)
+    topic_names = [f"topic-{t:03d}" for t in range(topics)]
+    member_ids = [f"consumer-{m}-{m * 7919 % 10007:05d}" for m in range(members)]
     forms: tuple[Form, ...] = ("topics", "indexed")
+    out = []
     for form in forms:
-        measure(owner, topics, members, form)
-        runs = [measure(owner, topics, members, form) for _ in range(args.runs)]
+        measure(owner, topic_names, member_ids, form)
+        measured = [measure(owner, topic_names, member_ids, form) for _ in range(runs)]
         line: dict[str, Any] = {
             "bench": "native_answer",
             "form": form,
-            "members": MEMBERS,
+            "members": members,
             "partitions": len(owner),
-            "topics": TOPICS,
-            "runs": args.runs,
-            "bytes": int(runs[0]["bytes"]),
+            "topics": topics,
+            "runs": runs,
+            "bytes": int(measured[0]["bytes"]),
         }
         for key in ("native_s", "keys_s", "python_build_s", "python_encode_s", "python_s"):
-            values = [run[key] for run in runs]
+            values = [run[key] for run in measured]
             line[f"{key.removesuffix('_s')}_median_s"] = round(statistics.median(values), 4)
             line[f"{key.removesuffix('_s')}_max_s"] = round(max(values), 4)
-        line["python_over_native"] = round(line["python_median_s"] / line["native_median_s"], 1)
+        native = statistics.median(run["native_s"] for run in measured)
+        python = statistics.median(run["python_s"] for run in measured)
+        line["python_over_native"] = round(python / native, 1)
         line["load_average"] = round(os.getloadavg()[0], 2)
+        out.append(line)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--members", type=int, default=MEMBERS)
+    parser.add_argument("--topics", type=int, default=TOPICS)
+    parser.add_argument("--per-topic", type=int, default=PER_TOPIC)
+    args = parser.parse_args()
+    for line in lines(args.members, args.topics, args.per_topic, args.runs):
         emit(line)
 
 

@@ -137,6 +137,12 @@ fn one_dimensional<T: Element + Copy>(
     let Ok(buffer) = PyBuffer::<T>::get(value) else {
         return Ok(None);
     };
+    if !in_native_byte_order(buffer.format().to_bytes()) {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an {dtype} buffer in this machine's byte order, got format {:?}",
+            buffer.format()
+        )));
+    }
     if buffer.dimensions() != 1 {
         return Err(PyTypeError::new_err(format!(
             "{name} must be a one-dimensional {dtype} buffer, got {} dimensions",
@@ -144,6 +150,16 @@ fn one_dimensional<T: Element + Copy>(
         )));
     }
     buffer.to_vec(py).map(Some)
+}
+
+/// Whether a buffer's struct format string (e.g. `i`, `<i`, `>q`) is in native byte order:
+/// PyO3 checks the item's kind and size, not its byte order.
+fn in_native_byte_order(format: &[u8]) -> bool {
+    match format.first() {
+        Some(b'<') => cfg!(target_endian = "little"),
+        Some(b'>' | b'!') => cfg!(target_endian = "big"),
+        _ => true,
+    }
 }
 
 /// `topic_starts` as int64: from an int64 buffer, or a list or tuple of int.

@@ -245,6 +245,11 @@ def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
     for line in instructions:
         if line.startswith(("FROM", "RUN")):
             assert not re.search(r"jdk|java|spark|temurin", line, re.IGNORECASE), line
+    # The Rust extension is built in the build stage; the runtime stage has no toolchain.
+    build, runtime = re.split(r"^FROM .*$", text, flags=re.MULTILINE)[1:]
+    assert "COPY native ./native" in build
+    assert "/usr/local/cargo" in build
+    assert not re.search(r"cargo|rustup|gcc", runtime), runtime
     ignored = [
         line
         for line in (REPO / ".dockerignore").read_text().splitlines()

@@ -158,6 +158,11 @@ def test_other_int32_buffers_and_starts_forms() -> None:
     starts = np.array([0, 2, 5], dtype=np.int64)
     assert assignment_json(group.owner_array(), starts, *keys, "topics") == expected
     assert assignment_json(group.owner_array(), (0, 2, 5), *keys, "topics") == expected
+    read_only = group.owner_array()
+    read_only.flags.writeable = False
+    assert assignment_json(read_only, starts, *keys, "topics") == expected
+    as_bytes = memoryview(group.owner_array().tobytes()).cast("i")
+    assert assignment_json(as_bytes, starts, *keys, "topics") == expected
     # Not contiguous: a strided view reads its own items, not the memory around them.
     strided = np.array([x for m in group.owner for x in (m, 7)], dtype=np.int32)[::2]
     assert assignment_json(strided, starts, *keys, "topics") == expected
@@ -172,6 +177,7 @@ GOOD_KEYS = ([b'"t"'], [b'"m1"', b'"m2"'])
         (np.array([0, 1], dtype=np.int64), "owner"),
         (np.array([0, 1], dtype=np.uint32), "owner"),
         (np.array([0.0, 1.0]), "owner"),
+        (np.array([0, 1], dtype=">i4"), "owner must be an int32 buffer in this machine's byte"),
         ([0, 1], "owner"),
         (b"\x00\x01", "owner"),
         (None, "owner"),
@@ -219,7 +225,15 @@ def test_descending_starts_is_a_value_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "starts", [np.array([0, 2], dtype=np.int32), "02", [0, "2"], [0, 2.0], {0: 0}]
+    "starts",
+    [
+        np.array([0, 2], dtype=np.int32),
+        np.array([0, 2], dtype=">i8"),
+        "02",
+        [0, "2"],
+        [0, 2.0],
+        {0: 0},
+    ],
 )
 def test_starts_of_another_type_is_a_type_error(starts: Any) -> None:
     with pytest.raises(TypeError, match="topic_starts"):
