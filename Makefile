@@ -83,10 +83,13 @@ lint: install
 	$(VENV)/bin/ruff check service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/ruff format --check service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/mypy
+	cd native && cargo fmt --check && cargo clippy --release --locked --quiet -- -D warnings
+	cd native && cargo test --release --locked --quiet
 
 format: install
 	$(VENV)/bin/ruff format service pipeline tests bench harness client/python deploy/demo
 	$(VENV)/bin/ruff check --fix service pipeline tests bench harness client/python deploy/demo
+	cd native && cargo fmt
 
 # The quick loop: lint, types, and every test that needs no broker, Spark, JVM, browser or
 # promtool, on every core (pytest-xdist; CHECK_WORKERS=0 runs them in this one process).

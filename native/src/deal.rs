@@ -66,13 +66,21 @@ fn check(rounds: &Rounds<'_>, partitions: usize, members: usize) -> Result<(), I
             rounds.parts.len()
         )));
     }
-    if let Some(&m) = rounds.members.iter().find(|&&m| m < 0 || m as usize >= members) {
+    if let Some(&m) = rounds
+        .members
+        .iter()
+        .find(|&&m| m < 0 || m as usize >= members)
+    {
         return Err(Invalid(format!(
             "member {m} is not a member number (0 to {})",
             members as i64 - 1
         )));
     }
-    if let Some(&x) = rounds.parts.iter().find(|&&x| x < 0 || x as usize >= partitions) {
+    if let Some(&x) = rounds
+        .parts
+        .iter()
+        .find(|&&x| x < 0 || x as usize >= partitions)
+    {
         return Err(Invalid(format!(
             "partition {x} is not a flat partition number (0 to {})",
             partitions as i64 - 1

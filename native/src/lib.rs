@@ -123,7 +123,9 @@ fn wide_ints(py: Python<'_>, value: &Bound<'_, PyAny>, name: &str) -> PyResult<V
         return Ok(narrow.into_iter().map(i128::from).collect());
     }
     value.extract::<Vec<i128>>().map_err(|err| {
-        PyTypeError::new_err(format!("{name} must be an int64 buffer or a sequence of int: {err}"))
+        PyTypeError::new_err(format!(
+            "{name} must be an int64 buffer or a sequence of int: {err}"
+        ))
     })
 }
 
