@@ -28,7 +28,7 @@ def deal(
     """The dealt placement, and per topic the base count P // C every subscriber holds."""
     owned: list[dict[int, int]] = []
     if previous is not None:
-        owned = _owned_counts(index, previous)
+        owned = _owned_counts(index)
     targets = count_targets(index, owned, tuning)
     placement = Placement(index, previous)
     keep_owned(placement, targets, owned)
@@ -63,9 +63,9 @@ def deal(
     return placement, targets.base
 
 
-def _owned_counts(index: GroupIndex, previous: list[int]) -> list[dict[int, int]]:
+def _owned_counts(index: GroupIndex) -> list[dict[int, int]]:
     """Per topic, how many of its partitions each member owned (-1: nobody owned them)."""
-    owners = np.array(previous, dtype=np.int64)
+    owners = index.previous_owner_array()
     out: list[dict[int, int]] = []
     for t in range(len(index.topics)):
         members, counts = np.unique(

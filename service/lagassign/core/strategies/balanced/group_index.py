@@ -119,5 +119,9 @@ class GroupIndex:
 
         The rule of :func:`lagassign.core.ownership.flat_owner_numbers`.
         """
-        owners: list[int] = flat_owner_numbers(self.rebalance, self.topics).tolist()
+        owners: list[int] = self.previous_owner_array().tolist()
         return owners
+
+    def previous_owner_array(self) -> npt.NDArray[np.int64]:
+        """:meth:`previous_owners` as a read-only array (computed once per rebalance)."""
+        return flat_owner_numbers(self.rebalance, self.topics)

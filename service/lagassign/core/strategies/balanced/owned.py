@@ -57,7 +57,7 @@ def keep_owned(
         for x, m in enumerate(previous):
             if m >= 0:
                 to_shed[m] += lags[x]
-    owner = np.array(previous, dtype=np.int64)
+    owner = index.previous_owner_array().copy()
     for t, shedding in enumerate(over):
         given_up: dict[int, list[int]] = {m: [] for m in sorted(shedding)}
         for x in range(offsets[t], offsets[t + 1]) if shedding else ():

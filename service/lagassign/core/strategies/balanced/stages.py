@@ -55,9 +55,9 @@ class Attempt:
     def __init__(self, rebalance: Rebalance, tuning: Tuning) -> None:
         self.index = GroupIndex(rebalance)
         self.tuning = tuning
-        owners = self.index.previous_owners()
+        owned = bool((self.index.previous_owner_array() >= 0).any())
         # previous owner per flat partition; None when nothing was owned
-        self.previous: list[int] | None = owners if max(owners, default=-1) >= 0 else None
+        self.previous: list[int] | None = self.index.previous_owners() if owned else None
         self.placement: Placement | None = None
         self.base: list[int] = []  # per topic, the base count P // C
         self._fresh: Placement | None = None
