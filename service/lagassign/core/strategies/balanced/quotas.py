@@ -64,7 +64,12 @@ def count_targets(
     for t in topics:
         if subscribers[t]:
             base[t], spare[t] = divmod(len(by_lag[t]), len(subscribers[t]))
-    total = [sum(map(base.__getitem__, ts)) for ts in index.member_topics]
+    # members sharing a subscription share its list of topic numbers: one sum each
+    shared_total: dict[int, int] = {}
+    for ts in index.member_topics:
+        if id(ts) not in shared_total:
+            shared_total[id(ts)] = sum(map(base.__getitem__, ts))
+    total = [shared_total[id(ts)] for ts in index.member_topics]
     extra_lag = [0.0] * len(index.member_ids)
     # an extra takes (roughly) one of the topic's smallest partitions
     weight = [
