@@ -130,7 +130,11 @@ def giving_a_partition_twice(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def as_lists(
-    assignment: Mapping[str, Mapping[str, Sequence[int]]],
+    assignment: Mapping[str, Sequence[tuple[str, Sequence[int]]]],
 ) -> dict[str, dict[str, list[int]]]:
-    """A checked assignment (partition ids as tuples) with lists, to compare with literals."""
-    return {m: {t: list(ps) for t, ps in topics.items()} for m, topics in assignment.items()}
+    """A checked assignment (per member its (topic, partition ids) pairs, topics in name order)
+    with dicts and lists, to compare with literals."""
+    for pairs in assignment.values():
+        topics = [t for t, _ in pairs]
+        assert topics == sorted(set(topics)), f"topics not in name order: {topics}"
+    return {m: {t: list(ps) for t, ps in pairs} for m, pairs in assignment.items()}

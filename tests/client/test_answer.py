@@ -138,6 +138,8 @@ def test_a_member_without_known_topics_gets_nothing_and_is_not_expected() -> Non
         b'{"topics": ["t0"], "assignment": {"c-1": [[0, [0, true]]]}}',
         b'{"topics": ["t0"], "assignment": {"c-1": [[0, [1.0]]]}}',
         b'{"topics": ["t0"], "assignment": {"c-1": [[0, [0]], [0, [1]]]}}',
+        b'{"topics": ["t0"], "assignment": {"c-1": [[0, [1]], [0, [0]]]}}',
+        b'{"topics": ["t0", "t0"], "assignment": {"c-1": [[0, [0]], [1, [1]]]}}',
         b'{"topics": ["t0"], "assignment": {"c-1": []}, "revoked": {"c-1": [[3, [0]]]}}',
     ],
 )
@@ -231,6 +233,16 @@ def test_the_indexed_form_names_topics_by_their_place_in_topics() -> None:
         "c-2": {"t0": [0, 1]},
         "c-3": {"t0": [2]},
     }
+
+
+def test_a_member_may_list_its_topics_in_any_order() -> None:
+    raw = json.dumps(
+        {
+            "topics": ["t0", "t1"],
+            "assignment": {"c-1": [[1, [0, 1]], [0, [3]]], "c-2": [[0, [0, 1]]], "c-3": [[0, [2]]]},
+        }
+    ).encode()
+    assert read_answer(raw, VIEW).assignment["c-1"] == [("t0", (3,)), ("t1", (0, 1))]
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -46,8 +46,8 @@ def member_assignments(assignment: Assignment, note: bytes, version: int = 0) ->
     """A checked assignment as aiokafka's member assignments, each with the leader's note."""
     member_assignment = _protocol().ConsumerProtocolMemberAssignment
     return {
-        member_id: member_assignment(version, sorted(topics.items()), note)
-        for member_id, topics in assignment.items()
+        member_id: member_assignment(version, pairs, note)
+        for member_id, pairs in assignment.items()
     }
 
 

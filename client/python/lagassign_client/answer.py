@@ -2,11 +2,16 @@
 
 The shim asks for the ``indexed`` answer form (``{member: [[topic_index, [partition,
 ...]], ...]}`` beside a ``topics`` list) and reads the ``topics`` form
-(``{member: {topic: [partition, ...]}}``) as well. The checks run in bulk, with
-built-ins over whole lists (each partition becomes one int, its number in the group,
-and a set of them shows any partition given twice or left out), so a million
-partitions take a fraction of a second; the partition-by-partition search runs only
-to name a problem found.
+(``{member: {topic: [partition, ...]}}``) as well. With msgspec (the ``fast`` extra) a
+well-formed ``indexed`` answer is decoded by a typed schema straight into each member's
+``(topic_index, partition ids)`` tuples; anything else takes the general path, which
+checks the shape step by step and names each problem.
+
+The checks run in bulk, with built-ins over whole lists: each partition becomes one
+int, its number in the group, and one byte per partition of the group shows any
+partition given twice or left out. The partition-by-partition search runs only to
+name a problem found. The checked assignment is in the client libraries' own shape:
+per member, its ``(topic, partition ids)`` pairs, topics in name order.
 
 An answer is used only when every member the leader asked about is present,
 every partition of every subscribed topic is given exactly once, only to a
@@ -16,11 +21,12 @@ eager, so nothing may be withheld in ``revoked``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import add, attrgetter, ge, itemgetter
-from typing import Annotated, Any
+from itertools import chain, islice, repeat
+from operator import add, ge, itemgetter, lt
+from typing import Annotated, Any, TypeVar
 
 from lagassign_client import wire
 from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
@@ -68,21 +74,34 @@ class AnswerLag:
 
 @dataclass(frozen=True, slots=True)
 class SidecarAnswer:
-    """A checked answer: every subscriber listed, partition ids (tuples) ascending."""
+    """A checked answer: every subscriber listed, its topics in name order, ids ascending."""
 
     assignment: Assignment
     strategy: str | None
     lag: AnswerLag = AnswerLag(source=None, complete=False, unknown_partitions=0)
 
 
+_Ordered = TypeVar("_Ordered", int, str)
 _PAIRS = "a list of [topic_index, [partition, ...]] pairs"
 _first = itemgetter(0)
 _second = itemgetter(1)
-_topic = attrgetter("topic")
-_partitions = attrgetter("partitions")
 
-# Per member: indices into the answer's topic names, and the partition ids of each.
-Pairs = tuple[list[int], list[Sequence[int]]]
+# Per member: indices into the answer's topic names, strictly ascending, and the partition
+# ids (a tuple, never empty: empty lists say nothing and are left out) of each.
+Pairs = tuple[Sequence[int], Sequence[Sequence[int]]]
+
+
+def _ascending(values: Sequence[_Ordered]) -> bool:
+    """Whether ``values`` is strictly ascending (so none is listed twice)."""
+    return all(map(lt, values, islice(values, 1, None)))
+
+
+def _nonempty(indices: Sequence[int], partitions: Sequence[Sequence[int]]) -> Pairs:
+    """The pairs without those with no partition ids."""
+    if () not in partitions:
+        return indices, partitions
+    kept = [(i, ids) for i, ids in zip(indices, partitions, strict=True) if ids]
+    return [i for i, _ in kept], [ids for _, ids in kept]
 
 
 def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
@@ -103,32 +122,30 @@ def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
         raise MalformedAnswer(f"{where} is not {_PAIRS} (partition ids are integers)")
     if len(set(indices)) != len(indices):
         raise MalformedAnswer(f"{where} lists a topic index twice")
-    return indices, list(map(tuple, partitions))
+    if not _ascending(indices):
+        order = sorted(range(len(indices)), key=indices.__getitem__)
+        indices = [indices[k] for k in order]
+        partitions = [partitions[k] for k in order]
+    return _nonempty(indices, list(map(tuple, partitions)))
 
 
-def _nested_pairs(value: object, where: str, names: list[str], index: dict[str, int]) -> Pairs:
-    """One member's ``{topic: [partition, ...]}`` (the ``topics`` answer form), topics sorted."""
+def _nested_pairs(value: object, where: str, index: dict[str, int]) -> Pairs:
+    """One member's ``{topic: [partition, ...]}`` (the ``topics`` answer form)."""
     if not isinstance(value, dict):
         raise MalformedAnswer(f"{where} is not an object")
-    indices: list[int] = []
-    partitions: list[Sequence[int]] = []
-    for topic, ids in sorted(value.items()):
+    given = sorted((index[topic], ids, topic) for topic, ids in value.items())
+    for _, ids, topic in given:
         if not isinstance(ids, list) or not all(type(p) is int for p in ids):
             raise MalformedAnswer(f"{where}[{topic!r}] is not a list of partition ids")
-        i = index.get(topic)
-        if i is None:
-            i = index[topic] = len(names)
-            names.append(topic)
-        indices.append(i)
-        partitions.append(tuple(sorted(ids)))
-    return indices, partitions
+    return _nonempty([i for i, _, _ in given], [tuple(sorted(ids)) for _, ids, _ in given])
 
 
 def _given(body: dict[str, Any], key: str) -> tuple[list[str], dict[str, Pairs]]:
     """The topic names and, per member, the pairs of ``body[key]`` in either answer form.
 
     An answer with a top-level ``topics`` list is in the ``indexed`` form (what the shim
-    asks for); one without is in the ``topics`` form, read the same way.
+    asks for); one without is in the ``topics`` form, read the same way (its topic
+    names sorted).
     """
     value = body.get(key)
     if not isinstance(value, dict):
@@ -137,12 +154,15 @@ def _given(body: dict[str, Any], key: str) -> tuple[list[str], dict[str, Pairs]]
         names = body["topics"]
         if type(names) is not list or not set(map(type, names)) <= {str}:
             raise MalformedAnswer("'topics' is not a list of topic names")
+        if len(set(names)) != len(names):
+            raise MalformedAnswer("'topics' names a topic twice")
         return names, {
             m: _indexed_pairs(pairs, f"{key}[{m!r}]", len(names)) for m, pairs in value.items()
         }
-    names = []
-    index: dict[str, int] = {}
-    return names, {m: _nested_pairs(t, f"{key}[{m!r}]", names, index) for m, t in value.items()}
+    members = [t for t in value.values() if isinstance(t, dict)]
+    names = sorted(set[str]().union(*members))
+    index = {name: i for i, name in enumerate(names)}
+    return names, {m: _nested_pairs(t, f"{key}[{m!r}]", index) for m, t in value.items()}
 
 
 def _withheld(body: dict[str, Any]) -> bool:
@@ -150,7 +170,7 @@ def _withheld(body: dict[str, Any]) -> bool:
     if body.get("revoked") is None:
         return False
     _, revoked = _given(body, "revoked")
-    return any(any(map(len, partitions)) for _, partitions in revoked.values())
+    return any(indices for indices, _ in revoked.values())
 
 
 def _unknown_partition(names: list[str], pairs: Pairs, counts: list[int]) -> str:
@@ -198,16 +218,13 @@ def _check(
     # Below the smallest partition count, no partition id can be beyond its topic's.
     smallest = min(counts, default=0)
     allowed_of: dict[tuple[str, ...], set[int] | None] = {}
-    numbers: list[int] = []
+    # One byte per partition of the group, set for each number given; and how many given.
+    placed = bytearray(total)
+    place = placed.__setitem__
+    given_count = 0
     for member_id, (indices, partitions) in given.items():
         if not indices:
             continue
-        if 0 in map(len, partitions):  # empty lists say nothing: leave them out
-            kept = [(i, ids) for i, ids in zip(indices, partitions, strict=True) if ids]
-            indices[:] = [i for i, _ in kept]
-            partitions[:] = [ids for _, ids in kept]
-            if not indices:
-                continue
         subscribed = topics_of[member_id]
         if subscribed not in allowed_of:
             topics = set(subscribed)
@@ -224,47 +241,40 @@ def _check(
                     raise InvalidAnswer(
                         f"the answer gives {names[i]!r} to {member_id!r}, not subscribed"
                     )
-        if (not nonnegative and min(map(min, partitions)) < 0) or (
-            max(map(max, partitions)) >= smallest
+        ids = list(chain.from_iterable(partitions))
+        if (not nonnegative and min(ids) < 0) or (
+            max(ids) >= smallest
             and any(map(ge, map(max, partitions), map(counts.__getitem__, indices)))
         ):
             where = _unknown_partition(names, (indices, partitions), counts)
             raise InvalidAnswer(f"the answer gives unknown partition {where}")
-        numbers.extend(
-            map(
-                add,
-                chain.from_iterable(
-                    map(repeat, map(offsets.__getitem__, indices), map(len, partitions))
-                ),
-                chain.from_iterable(partitions),
-            )
-        )
-    distinct = set(numbers)
-    if len(distinct) != len(numbers):
+        firsts: Iterable[int] = map(offsets.__getitem__, indices)
+        if len(ids) != len(indices):  # some topic gives several ids: its offset repeated
+            firsts = chain.from_iterable(map(repeat, firsts, map(len, partitions)))
+        deque(map(place, map(add, firsts, ids), repeat(1)), maxlen=0)
+        given_count += len(ids)
+    distinct = total - placed.count(0)
+    if distinct != given_count:
         raise InvalidAnswer(f"the answer gives {_given_twice(names, given)}")
     subscribed_topics = set().union(*topics_of.values())
-    if len(distinct) != sum(view.partitions[t] for t in subscribed_topics):
-        owned = {t: set[int]() for t in subscribed_topics}
-        for indices, partitions in given.values():
-            for i, ids in zip(indices, partitions, strict=True):
-                owned[names[i]].update(ids)
+    if distinct != sum(view.partitions[t] for t in subscribed_topics):
         for topic in sorted(subscribed_topics):
-            left = [p for p in range(view.partitions[topic]) if p not in owned[topic]]
+            first = first_id[topic]
+            left = [p for p in range(view.partitions[topic]) if not placed[first + p]]
             if left:
                 raise InvalidAnswer(f"the answer leaves {topic} partitions {left[:10]} unassigned")
 
 
 if msgspec is not None:
-
-    class _Pair(msgspec.Struct, array_like=True, gc=False, forbid_unknown_fields=True):
-        """``[topic_index, [partition, ...]]``: its ints checked by the decoder, not tracked
-        by the garbage collector (a million of them would make every collection crawl)."""
-
-        topic: Annotated[int, msgspec.Meta(ge=0)]
-        partitions: tuple[Annotated[int, msgspec.Meta(ge=0)], ...]
+    _Id = Annotated[int, msgspec.Meta(ge=0)]
+    # [topic_index, [partition, ...]]: its ints checked by the decoder.
+    _Pair = tuple[_Id, tuple[_Id, ...]]
 
     class _IndexedAnswer(msgspec.Struct, gc=False):
-        """A well-formed answer in the ``indexed`` form; anything else takes the general path."""
+        """A well-formed answer in the ``indexed`` form; anything else takes the general path.
+
+        Not tracked by the garbage collector: a million pairs would make every collection
+        crawl."""
 
         topics: list[str]
         assignment: dict[str, list[_Pair]]
@@ -277,7 +287,11 @@ if msgspec is not None:
 
 
 def _read_indexed(raw: bytes) -> tuple[list[str], dict[str, Pairs], dict[str, Any]] | None:
-    """A well-formed ``indexed`` answer decoded straight into pairs (with msgspec), or None."""
+    """A well-formed ``indexed`` answer decoded straight into pairs (with msgspec), or None.
+
+    None as well for a valid answer out of the usual order (a member's topic indices not
+    ascending): the general path reads it.
+    """
     if wire.CODEC != "msgspec":
         return None
     try:
@@ -285,16 +299,18 @@ def _read_indexed(raw: bytes) -> tuple[list[str], dict[str, Pairs], dict[str, An
     except msgspec.DecodeError:  # not this shape: the general path says what is wrong
         return None
     names = answer.topics
+    if len(set(names)) != len(names):
+        return None
     given: dict[str, Pairs] = {}
     for member_id, pairs in answer.assignment.items():
-        indices = list(map(_topic, pairs))
-        if indices and (max(indices) >= len(names) or len(set(indices)) != len(indices)):
+        indices = list(map(_first, pairs))
+        if indices and (not _ascending(indices) or indices[-1] >= len(names)):
             return None
-        given[member_id] = (indices, list(map(_partitions, pairs)))
+        given[member_id] = _nonempty(indices, list(map(_second, pairs)))
     revoked = [p for pairs in (answer.revoked or {}).values() for p in pairs]
-    if any(p.topic >= len(names) for p in revoked):
+    if any(p[0] >= len(names) for p in revoked):
         return None
-    withheld = any(p.partitions for p in revoked)
+    withheld = any(p[1] for p in revoked)
     rest = {"strategy": answer.strategy, "lag": answer.lag, "stats": answer.stats}
     return names, given, {**rest, "withheld": withheld, "nonnegative": True}
 
@@ -326,11 +342,13 @@ def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
                 "the answer withholds partitions in 'revoked' in an eager rebalance"
             )
         _check(view, names, given, nonnegative=body.get("nonnegative") is True)
-        assignment: Assignment = {s.member_id: {} for s in view.subscribers}
+        in_name_order = _ascending(names)
+        assignment: Assignment = {s.member_id: [] for s in view.subscribers}
         for member_id, (indices, partitions) in given.items():
-            assignment[member_id] = dict(
-                zip(map(names.__getitem__, indices), partitions, strict=True)
-            )
+            pairs = list(zip(map(names.__getitem__, indices), partitions, strict=True))
+            if not in_name_order:
+                pairs.sort(key=_first)
+            assignment[member_id] = pairs
     strategy = body.get("strategy")
     return SidecarAnswer(
         assignment=assignment,

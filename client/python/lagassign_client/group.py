@@ -16,8 +16,9 @@ from typing import Any
 from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
 from lagassign_client.userdata import SubscriptionUserData
 
-# member id -> topic -> sorted partition ids
-Assignment = dict[str, dict[str, Sequence[int]]]
+# member id -> its (topic, partition ids) pairs, topics in name order, ids ascending: the
+# shape of Kafka's own member assignment, handed to the client libraries as it is
+Assignment = dict[str, list[tuple[str, Sequence[int]]]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ def _range_assignment(cluster: Any, members: list[Any]) -> Assignment:
         topics: dict[str, list[int]] = {}
         for tp in given.partitions():
             topics.setdefault(tp.topic, []).append(tp.partition)
-        assignment[member_id] = dict(topics)
+        assignment[member_id] = [(t, sorted(ps)) for t, ps in sorted(topics.items())]
     return assignment
 
 
@@ -307,10 +307,8 @@ class KafkaPythonLagAssignor(ShimAssignor):
             self.dropped.assigned(view, assignment, decision)
         note = decision.user_data().encode()
         return {
-            member_id: _consumer_protocol.ConsumerProtocolAssignment(
-                self.version, [(t, sorted(ps)) for t, ps in sorted(topics.items())], note
-            )
-            for member_id, topics in assignment.items()
+            member_id: _consumer_protocol.ConsumerProtocolAssignment(self.version, pairs, note)
+            for member_id, pairs in assignment.items()
         }
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
