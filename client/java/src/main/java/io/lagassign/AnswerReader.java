@@ -80,8 +80,12 @@ final class AnswerReader {
 
     /** A growable array of ints, so a million partition ids stay a few megabytes. */
     private static final class Ints {
-        private int[] values = new int[8];
+        private int[] values;
         private int size;
+
+        Ints(int capacity) {
+            values = new int[Math.max(8, capacity)];
+        }
 
         void add(int value) {
             if (size == values.length) {
@@ -104,9 +108,16 @@ final class AnswerReader {
      * (an index into the answer's topic names) with partitions {@code ids[end(i-1)..end(i))}.
      */
     private static final class Pairs {
-        final Ints topic = new Ints();
-        final Ints end = new Ints();
-        final Ints ids = new Ints();
+        final Ints topic;
+        final Ints end;
+        final Ints ids;
+
+        /** Sized like {@code like} (the member before): members mostly get alike shares. */
+        Pairs(Pairs like) {
+            topic = new Ints(like == null ? 0 : like.size());
+            end = new Ints(like == null ? 0 : like.size());
+            ids = new Ints(like == null ? 0 : like.ids.size());
+        }
 
         int size() {
             return topic.size();
@@ -247,35 +258,36 @@ final class AnswerReader {
     private static Map<String, Pairs> members(JsonParser json, Parsed parsed, String key)
             throws IOException, FallbackException {
         Map<String, Pairs> members = new TreeMap<>();
+        Pairs before = null;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String memberId = json.currentName();
-            String where = key + "['" + memberId + "']";
             JsonToken value = json.nextToken();
-            Pairs pairs = new Pairs();
+            Pairs pairs = new Pairs(before);
+            before = pairs;
             if (value == JsonToken.START_ARRAY) {
                 parsed.indexedPairs = true;
                 while (json.nextToken() == JsonToken.START_ARRAY) {
                     if (json.nextToken() != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != NumberType.INT) {
-                        throw malformed(where + " is not " + PAIRS);
+                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
                     }
                     pairs.topic.add(json.getIntValue());
                     if (json.nextToken() != JsonToken.START_ARRAY) {
-                        throw malformed(where + " is not " + PAIRS);
+                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
                     }
-                    partitionIds(json, pairs, where);
+                    partitionIds(json, pairs, key, memberId, null);
                     if (json.nextToken() != JsonToken.END_ARRAY) {
-                        throw malformed(where + " is not " + PAIRS);
+                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
                     }
                 }
                 if (json.currentToken() != JsonToken.END_ARRAY) {
-                    throw malformed(where + " is not " + PAIRS);
+                    throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
                 }
             } else if (value == JsonToken.START_OBJECT) {
                 parsed.nestedPairs = true;
                 while (json.nextToken() == JsonToken.FIELD_NAME) {
                     String topic = json.currentName();
                     if (json.nextToken() != JsonToken.START_ARRAY) {
-                        throw malformed(where + "['" + topic + "'] is not a list of partition ids");
+                        throw malformed(key + "['" + memberId + "']['" + topic + "'] is not a list of partition ids");
                     }
                     Integer index = parsed.nestedIndex.get(topic);
                     if (index == null) {
@@ -284,29 +296,38 @@ final class AnswerReader {
                         parsed.nestedNames.add(topic);
                     }
                     pairs.topic.add(index);
-                    partitionIds(json, pairs, where + "['" + topic + "']");
+                    partitionIds(json, pairs, key, memberId, topic);
                 }
             } else {
-                throw malformed(where + " is not an object");
+                throw malformed(key + "['" + memberId + "'] is not an object");
             }
             members.put(memberId, pairs);
         }
         return members;
     }
 
-    /** The partition ids of one pair, the parser on the list's start. */
-    private static void partitionIds(JsonParser json, Pairs pairs, String where) throws IOException, FallbackException {
+    /**
+     * The partition ids of one pair, the parser on the list's start; {@code topic} names the list
+     * in the {@code topics} form (null in the {@code indexed} form).
+     */
+    private static void partitionIds(JsonParser json, Pairs pairs, String key, String memberId, String topic)
+            throws IOException, FallbackException {
         JsonToken token;
         while ((token = json.nextToken()) == JsonToken.VALUE_NUMBER_INT) {
             if (json.getNumberType() != NumberType.INT) {
-                throw malformed(where + " is not a list of partition ids");
+                throw notPartitionIds(key, memberId, topic);
             }
             pairs.ids.add(json.getIntValue());
         }
         if (token != JsonToken.END_ARRAY) {
-            throw malformed(where + " is not a list of partition ids");
+            throw notPartitionIds(key, memberId, topic);
         }
         pairs.end.add(pairs.ids.size());
+    }
+
+    private static FallbackException notPartitionIds(String key, String memberId, String topic) {
+        String where = key + "['" + memberId + "']" + (topic == null ? "" : "['" + topic + "']");
+        return malformed(where + " is not a list of partition ids");
     }
 
     private static void checkIndices(Pairs pairs, int topics, String where) throws FallbackException {
@@ -360,7 +381,7 @@ final class AnswerReader {
         }
         BitSet assigned = new BitSet(total);
         List<String> memberIds = new ArrayList<>(given.keySet());
-        int[] ownerOf = new int[total];
+        int[] rank = nameRanks(names);
         Map<Set<String>, boolean[]> allowedOf = new IdentityHashMap<>();
         Map<String, List<TopicPartition>> assignment = new TreeMap<>();
         view.members().keySet().forEach(memberId -> assignment.put(memberId, new ArrayList<>()));
@@ -376,7 +397,7 @@ final class AnswerReader {
             });
             List<TopicPartition> out = new ArrayList<>(pairs.ids.size());
             assignment.put(memberId, out);
-            for (int i : byTopicName(pairs, names)) {
+            for (int i : byTopicName(pairs, rank)) {
                 int from = pairs.start(i);
                 int to = pairs.end.get(i);
                 if (from == to) {
@@ -391,7 +412,7 @@ final class AnswerReader {
                     throw invalid("the answer gives '" + name + "' to '" + memberId + "', not subscribed");
                 }
                 int[] ids = pairs.ids.values;
-                Arrays.sort(ids, from, to);
+                sortIds(ids, from, to);
                 for (int k = from; k < to; k++) {
                     int p = ids[k];
                     if (p < 0 || p >= counts[topic]) {
@@ -399,11 +420,11 @@ final class AnswerReader {
                     }
                     int id = offsets[topic] + p;
                     if (assigned.get(id)) {
-                        throw invalid("the answer gives " + new TopicPartition(name, p) + " to both '"
-                                + memberIds.get(ownerOf[id]) + "' and '" + memberId + "'");
+                        TopicPartition twice = new TopicPartition(name, p);
+                        throw invalid("the answer gives " + twice + " to both '"
+                                + ownerOf(twice, assignment, memberId) + "' and '" + memberId + "'");
                     }
                     assigned.set(id);
-                    ownerOf[id] = ordinal;
                     out.add(new TopicPartition(name, p));
                 }
             }
@@ -431,13 +452,24 @@ final class AnswerReader {
         return assignment;
     }
 
+    /** Who got {@code partition} first: the search that names a partition given twice. */
+    private static String ownerOf(TopicPartition partition, Map<String, List<TopicPartition>> assignment,
+            String latest) {
+        for (Map.Entry<String, List<TopicPartition>> member : assignment.entrySet()) {
+            if (member.getValue().contains(partition)) {
+                return member.getKey();
+            }
+        }
+        return latest;
+    }
+
     /** The pairs' order with their topic names ascending (as the indexed form gives them, mostly). */
-    private static int[] byTopicName(Pairs pairs, List<String> names) {
+    private static int[] byTopicName(Pairs pairs, int[] rank) {
         int[] order = new int[pairs.size()];
         boolean sorted = true;
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
-            if (i > 0 && names.get(pairs.topic.get(i - 1)).compareTo(names.get(pairs.topic.get(i))) > 0) {
+            if (i > 0 && rank[pairs.topic.get(i - 1)] > rank[pairs.topic.get(i)]) {
                 sorted = false;
             }
         }
@@ -445,8 +477,30 @@ final class AnswerReader {
             return order;
         }
         return java.util.stream.IntStream.range(0, order.length).boxed()
-                .sorted(Comparator.comparing(i -> names.get(pairs.topic.get(i))))
+                .sorted(Comparator.comparingInt(i -> rank[pairs.topic.get(i)]))
                 .mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Each topic index's place among the topic names in name order. */
+    private static int[] nameRanks(List<String> names) {
+        Integer[] byName = new Integer[names.size()];
+        Arrays.setAll(byName, i -> i);
+        Arrays.sort(byName, Comparator.comparing(names::get));
+        int[] rank = new int[names.size()];
+        for (int r = 0; r < byName.length; r++) {
+            rank[byName[r]] = r;
+        }
+        return rank;
+    }
+
+    /** Sorts {@code ids[from..to)}, unless they are ascending already (as the answer gives them). */
+    private static void sortIds(int[] ids, int from, int to) {
+        for (int k = from + 1; k < to; k++) {
+            if (ids[k - 1] > ids[k]) {
+                Arrays.sort(ids, from, to);
+                return;
+            }
+        }
     }
 
     /** A member's pairs as topic-partitions, in the answer's order. */

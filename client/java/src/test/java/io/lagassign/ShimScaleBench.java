@@ -1,5 +1,6 @@
 package io.lagassign;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 
@@ -61,38 +63,64 @@ public final class ShimScaleBench {
                     Groups.subscription(new ArrayList<>(names), nothingOwned.duplicate(), null));
         }
 
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        double[][] times = new double[4][runs];
-        int requestBytes = 0;
-        int assigned = 0;
+        double[][] times = new double[5][runs];
+        int[] sizes = new int[2];
         for (int i = -WARMUP; i < runs; i++) {
-            long started = System.nanoTime();
-            long startedCpu = threads.getCurrentThreadCpuTime();
-            GroupView view = GroupView.of("bench-shim.scale", cluster, subscriptions);
-            byte[] request = view.requestBody("balanced", null);
-            long built = System.nanoTime();
-            long builtCpu = threads.getCurrentThreadCpuTime();
-            AnswerReader.Answer read = AnswerReader.read(answer, view);
-            long checked = System.nanoTime();
-            long checkedCpu = threads.getCurrentThreadCpuTime();
+            // One run in its own call: nothing of a run is still reachable in the next one, as
+            // nothing of a rebalance is in the next (the collector would copy it again and again).
+            double[] run = run(cluster, subscriptions, answer, sizes);
             if (i >= 0) {
-                times[0][i] = (built - started) / 1e9;
-                times[1][i] = (builtCpu - startedCpu) / 1e9;
-                times[2][i] = (checked - built) / 1e9;
-                times[3][i] = (checkedCpu - builtCpu) / 1e9;
+                for (int k = 0; k < run.length; k++) {
+                    times[k][i] = run[k];
+                }
             }
-            requestBytes = request.length;
-            assigned = read.assignment().values().stream().mapToInt(List::size).sum();
         }
         System.out.printf(Locale.ROOT,
                 "{\"members\": %d, \"partitions\": %d, \"runs\": %d, \"request_bytes\": %d, \"answer_bytes\": %d,"
                         + " \"assigned\": %d, \"build_request_s_p50\": %.4f, \"build_request_s_max\": %.4f,"
                         + " \"build_request_cpu_s_p50\": %.4f, \"build_request_cpu_s_max\": %.4f,"
                         + " \"check_answer_s_p50\": %.4f, \"check_answer_s_max\": %.4f,"
-                        + " \"check_answer_cpu_s_p50\": %.4f, \"check_answer_cpu_s_max\": %.4f}%n",
-                members, topics * perTopic, runs, requestBytes, answer.length, assigned,
+                        + " \"check_answer_cpu_s_p50\": %.4f, \"check_answer_cpu_s_max\": %.4f,"
+                        + " \"check_answer_gc_s_p50\": %.4f, \"check_answer_gc_s_max\": %.4f, \"gc\": \"%s\"}%n",
+                members, topics * perTopic, runs, sizes[0], answer.length, sizes[1],
                 median(times[0]), max(times[0]), median(times[1]), max(times[1]),
-                median(times[2]), max(times[2]), median(times[3]), max(times[3]));
+                median(times[2]), max(times[2]), median(times[3]), max(times[3]),
+                median(times[4]), max(times[4]), collectors());
+    }
+
+    /**
+     * One run: wall and CPU seconds of building the request, of checking the answer, and the
+     * collectors' time (pauses, plus the concurrent collector's cycles) during the check.
+     * {@code sizes} gets the request's bytes and the partitions assigned.
+     */
+    private static double[] run(Cluster cluster, Map<String, Subscription> subscriptions, byte[] answer, int[] sizes)
+            throws FallbackException {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long started = System.nanoTime();
+        long startedCpu = threads.getCurrentThreadCpuTime();
+        GroupView view = GroupView.of("bench-shim.scale", cluster, subscriptions);
+        byte[] request = view.requestBody("balanced", null);
+        long built = System.nanoTime();
+        long builtCpu = threads.getCurrentThreadCpuTime();
+        long builtGc = collectionMillis();
+        AnswerReader.Answer read = AnswerReader.read(answer, view);
+        long checked = System.nanoTime();
+        long checkedCpu = threads.getCurrentThreadCpuTime();
+        long checkedGc = collectionMillis();
+        sizes[0] = request.length;
+        sizes[1] = read.assignment().values().stream().mapToInt(List::size).sum();
+        return new double[] {(built - started) / 1e9, (builtCpu - startedCpu) / 1e9, (checked - built) / 1e9,
+            (checkedCpu - builtCpu) / 1e9, (checkedGc - builtGc) / 1e3};
+    }
+
+    private static long collectionMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
+    }
+
+    private static String collectors() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
     }
 
     private static double median(double[] values) {
