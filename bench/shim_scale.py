@@ -10,6 +10,9 @@ owned: Kafka's own large-scale assignor test). For each shim, the median and the
 - ``check_answer_s``: from the bytes of the sidecar's answer to the checked assignment
   (Python: aiokafka's member assignments; Java: member -> ``TopicPartition`` list).
 
+Each figure in wall-clock seconds, the thread's CPU seconds (``_cpu_s``) and the garbage
+collector's seconds within it (``_gc_s``: Python's cyclic collector; the JVM's collectors).
+
 The answer is the sidecar's own, made once by ``lagassign assign`` (the service's code) for
 the Python shim's request with seeded uniform lags (0 to 100,000) added, so its shape is
 ``balanced``'s at that size; the Java shim checks the same bytes against its own view of
@@ -24,6 +27,7 @@ most 0.3 s each, build and check, per shim. No broker and no sidecar process are
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -94,27 +98,55 @@ def sidecar_answer(request: bytes, work: Path) -> bytes:
     return answer
 
 
-def timed(runs: int, step: Callable[[], Any]) -> tuple[list[float], list[float], Any]:
-    """Wall-clock and this thread's CPU seconds of ``runs`` calls (after warm-up), and the last
-    result. On a shared machine the CPU seconds are the steadier figure. Freeing the previous
-    call's result is not part of a call's time."""
+class CollectorTime:
+    """The seconds the cyclic garbage collector has run since this was installed in
+    ``gc.callbacks``."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._started
+
+
+Times = tuple[list[float], list[float], list[float]]
+
+
+def timed(runs: int, step: Callable[[], Any]) -> tuple[Times, Any]:
+    """Wall-clock, this thread's CPU and the garbage collector's seconds of ``runs`` calls
+    (after warm-up), and the last result. On a shared machine the CPU seconds are the steadier
+    figure. Freeing the previous call's result is not part of a call's time."""
     wall: list[float] = []
     cpu: list[float] = []
+    collector: list[float] = []
     result: Any = None
-    for i in range(WARMUP + runs):
-        result = None  # the previous run's objects are freed here, not in the timed step
-        started, started_cpu = time.perf_counter(), time.thread_time()
-        result = step()
-        if i >= WARMUP:
-            wall.append(time.perf_counter() - started)
-            cpu.append(time.thread_time() - started_cpu)
-    return wall, cpu, result
+    clock = CollectorTime()
+    gc.callbacks.append(clock)
+    try:
+        for i in range(WARMUP + runs):
+            result = None  # the previous run's objects are freed here, not in the timed step
+            started, started_cpu, started_gc = (
+                time.perf_counter(),
+                time.thread_time(),
+                clock.seconds,
+            )
+            result = step()
+            if i >= WARMUP:
+                wall.append(time.perf_counter() - started)
+                cpu.append(time.thread_time() - started_cpu)
+                collector.append(clock.seconds - started_gc)
+    finally:
+        gc.callbacks.remove(clock)
+    return (wall, cpu, collector), result
 
 
-def figures(
-    shim: str, times: dict[str, tuple[list[float], list[float]]], **extra: Any
-) -> dict[str, Any]:
-    """The JSON line: per step (``build_request``, ``check_answer``) wall and CPU p50 and max."""
+def figures(shim: str, times: dict[str, Times], **extra: Any) -> dict[str, Any]:
+    """The JSON line: per step (``build_request``, ``check_answer``) wall, CPU and garbage
+    collector p50 and max."""
     line: dict[str, Any] = {
         "bench": "shim.scale",
         "shim": shim,
@@ -122,12 +154,14 @@ def figures(
         "partitions": TOPICS * PER_TOPIC,
         **extra,
     }
-    for step, (wall, cpu) in times.items():
+    for step, (wall, cpu, collector) in times.items():
         line["runs"] = len(wall)
         line[f"{step}_s_p50"] = round(statistics.median(wall), 4)
         line[f"{step}_s_max"] = round(max(wall), 4)
         line[f"{step}_cpu_s_p50"] = round(statistics.median(cpu), 4)
         line[f"{step}_cpu_s_max"] = round(max(cpu), 4)
+        line[f"{step}_gc_s_p50"] = round(statistics.median(collector), 4)
+        line[f"{step}_gc_s_max"] = round(max(collector), 4)
     line["bar_s"] = BAR_S
     line["ok"] = all(line[f"{step}_s_p50"] <= BAR_S for step in times)
     return line
@@ -154,15 +188,15 @@ def bench_python(
         del codecs["msgspec"]
     for codec, (name, dumps, loads) in codecs.items():
         wire.CODEC, wire.dumps, wire.loads = name, dumps, loads
-        build_wall, build_cpu, (view, request) = timed(
+        build, (view, request) = timed(
             runs,
             lambda: leader.leader.request(
                 tuple(subscribers_of(joined)), cluster.partitions_for_topic
             ),
         )
-        check_wall, check_cpu, assigned = timed(runs, partial(check, answer, view, note))
+        checked, assigned = timed(runs, partial(check, answer, view, note))
         partitions = sum(len(ps) for a in assigned.values() for _, ps in a.assignment)
-        times = {"build_request": (build_wall, build_cpu), "check_answer": (check_wall, check_cpu)}
+        times = {"build_request": build, "check_answer": checked}
         emit(
             figures(
                 "python",
