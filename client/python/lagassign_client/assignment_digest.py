@@ -11,8 +11,13 @@ computed before the last rebalance never forces another.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, islice, repeat
+from operator import itemgetter, lt
 from typing import Any
+
+_topic = itemgetter(0)
+_ids = itemgetter(1)
 
 
 def assignment_digest(assigned: Iterable[tuple[str, str, int]]) -> str:
@@ -21,11 +26,33 @@ def assignment_digest(assigned: Iterable[tuple[str, str, int]]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _member_lines(member: str, pairs: Iterable[tuple[str, Sequence[int]]]) -> str:
+    """One member's lines, in order, from its ``(topic, partition ids)`` pairs: built with
+    built-ins over whole lists, one string per partition (a million partitions in well under
+    a second, where one tuple and one sort key per partition took seconds)."""
+    by_topic: list[tuple[str, Sequence[int]]] = sorted(pairs, key=_topic)
+    topics = list(map(_topic, by_topic))
+    if not all(map(lt, topics, islice(topics, 1, None))):  # a topic in two pairs: merged
+        merged: dict[str, list[int]] = {}
+        for topic, given in by_topic:
+            merged.setdefault(topic, []).extend(given)
+        by_topic = list(merged.items())
+        topics = list(merged)
+    ids: list[list[int]] = list(map(sorted, map(_ids, by_topic)))
+    counts = list(map(len, ids))
+    heads: Iterable[str] = [f"{member}\t{topic}\t" for topic in topics]
+    if counts.count(1) != len(counts):  # some topic with several partitions (or none)
+        heads = chain.from_iterable(map(repeat, heads, counts))
+    return "".join(
+        chain.from_iterable(zip(heads, map(str, chain.from_iterable(ids)), repeat("\n")))
+    )
+
+
 def digest_of_assignments(assignments: Mapping[str, Any]) -> str:
     """The digest of a library's answer to ``assign()``: member id -> an object whose
-    ``partitions()`` lists the member's topic-partitions (aiokafka, kafka-python)."""
-    return assignment_digest(
-        (member, tp.topic, tp.partition)
-        for member, assignment in assignments.items()
-        for tp in assignment.partitions()
-    )
+    ``assignment`` lists the member's ``(topic, partition ids)`` pairs (aiokafka,
+    kafka-python); the same as :func:`assignment_digest` of its triples."""
+    digest = hashlib.sha256()
+    for member in sorted(assignments):
+        digest.update(_member_lines(member, assignments[member].assignment).encode())
+    return digest.hexdigest()[:16]
