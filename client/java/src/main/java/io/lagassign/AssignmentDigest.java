@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -21,25 +22,47 @@ import org.apache.kafka.common.TopicPartition;
  * leader, so advice the sidecar computed before the last rebalance never forces another.
  */
 final class AssignmentDigest {
-    private record Line(String member, String topic, int partition) {
-    }
+    private static final Comparator<TopicPartition> BY_TOPIC_AND_PARTITION =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private AssignmentDigest() {
     }
 
+    /**
+     * The digest of {@code assignment}: the members in order, each one's lines written and hashed
+     * in turn, so a million partitions take no object and no sort key each.
+     */
     static String of(Map<String, List<TopicPartition>> assignment) {
-        List<Line> lines = new ArrayList<>();
-        assignment.forEach((member, partitions) -> partitions.forEach(
-                tp -> lines.add(new Line(member, tp.topic(), tp.partition()))));
-        lines.sort(Comparator.comparing(Line::member).thenComparing(Line::topic).thenComparingInt(Line::partition));
-        StringBuilder text = new StringBuilder();
-        lines.forEach(l -> text.append(l.member()).append('\t').append(l.topic()).append('\t')
-                .append(l.partition()).append('\n'));
+        MessageDigest sha256;
         try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(hash, 0, 8);
+            sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
+        List<String> members = new ArrayList<>(assignment.keySet());
+        members.sort(Comparator.naturalOrder());
+        StringBuilder lines = new StringBuilder();
+        for (String member : members) {
+            TopicPartition[] partitions = assignment.get(member).toArray(new TopicPartition[0]);
+            if (!inOrder(partitions)) {
+                Arrays.sort(partitions, BY_TOPIC_AND_PARTITION);
+            }
+            lines.setLength(0);
+            for (TopicPartition tp : partitions) {
+                lines.append(member).append('\t').append(tp.topic()).append('\t').append(tp.partition()).append('\n');
+            }
+            sha256.update(lines.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return HexFormat.of().formatHex(sha256.digest(), 0, 8);
+    }
+
+    /** Whether the partitions are sorted by topic and partition already (the checked answer's are). */
+    private static boolean inOrder(TopicPartition[] partitions) {
+        for (int i = 1; i < partitions.length; i++) {
+            if (BY_TOPIC_AND_PARTITION.compare(partitions[i - 1], partitions[i]) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }
