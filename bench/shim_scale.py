@@ -8,7 +8,9 @@ owned: Kafka's own large-scale assignor test). For each shim, the median and the
   member metadata; Kafka's ``Cluster`` and ``Subscription`` for Java) to the bytes of the
   ``POST /assign`` request;
 - ``check_answer_s``: from the bytes of the sidecar's answer to the checked assignment
-  (Python: aiokafka's member assignments; Java: member -> ``TopicPartition`` list).
+  (Python: aiokafka's member assignments; Java: member -> ``TopicPartition`` list);
+- ``leader_digest_s``: the digest of that assignment the leader keeps for the rebalance
+  advice, in the same ``assign()`` call (not under the bar).
 
 Each figure in wall-clock seconds, the thread's CPU seconds (``_cpu_s``) and the garbage
 collector's seconds within it (``_gc_s``: Python's cyclic collector; the JVM's collectors).
@@ -44,6 +46,7 @@ from typing import Any
 from lagassign_client import LagAssignor, wire
 from lagassign_client.aiokafka_assignor import member_assignments, subscribers_of
 from lagassign_client.answer import read_answer
+from lagassign_client.assignment_digest import digest_of_assignments
 from lagassign_client.group import GroupView
 from lagassign_client.userdata import AssignmentUserData
 from tests.client.cluster_stub import PartitionsByTopic
@@ -51,6 +54,7 @@ from tests.client.java_build import java_member_classpath
 
 MEMBERS, TOPICS, PER_TOPIC = 2_000, 500, 2_000
 BAR_S = 0.3
+BARRED = ("build_request", "check_answer")
 WARMUP = 2
 LAG_SEED = 12
 CLI_TIMEOUT_S = 1800
@@ -163,7 +167,7 @@ def figures(shim: str, times: dict[str, Times], **extra: Any) -> dict[str, Any]:
         line[f"{step}_gc_s_p50"] = round(statistics.median(collector), 4)
         line[f"{step}_gc_s_max"] = round(max(collector), 4)
     line["bar_s"] = BAR_S
-    line["ok"] = all(line[f"{step}_s_p50"] <= BAR_S for step in times)
+    line["ok"] = all(line[f"{step}_s_p50"] <= BAR_S for step in BARRED)
     return line
 
 
@@ -195,8 +199,9 @@ def bench_python(
             ),
         )
         checked, assigned = timed(runs, partial(check, answer, view, note))
+        digested, _ = timed(runs, partial(digest_of_assignments, assigned))
         partitions = sum(len(ps) for a in assigned.values() for _, ps in a.assignment)
-        times = {"build_request": build, "check_answer": checked}
+        times = {"build_request": build, "check_answer": checked, "leader_digest": digested}
         emit(
             figures(
                 "python",

@@ -63,7 +63,7 @@ public final class ShimScaleBench {
                     Groups.subscription(new ArrayList<>(names), nothingOwned.duplicate(), null));
         }
 
-        double[][] times = new double[5][runs];
+        double[][] times = new double[6][runs];
         int[] sizes = new int[2];
         for (int i = -WARMUP; i < runs; i++) {
             // One run in its own call: nothing of a run is still reachable in the next one, as
@@ -81,16 +81,18 @@ public final class ShimScaleBench {
                         + " \"build_request_cpu_s_p50\": %.4f, \"build_request_cpu_s_max\": %.4f,"
                         + " \"check_answer_s_p50\": %.4f, \"check_answer_s_max\": %.4f,"
                         + " \"check_answer_cpu_s_p50\": %.4f, \"check_answer_cpu_s_max\": %.4f,"
-                        + " \"check_answer_gc_s_p50\": %.4f, \"check_answer_gc_s_max\": %.4f, \"gc\": \"%s\"}%n",
+                        + " \"check_answer_gc_s_p50\": %.4f, \"check_answer_gc_s_max\": %.4f,"
+                        + " \"leader_digest_s_p50\": %.4f, \"leader_digest_s_max\": %.4f, \"gc\": \"%s\"}%n",
                 members, topics * perTopic, runs, sizes[0], answer.length, sizes[1],
                 median(times[0]), max(times[0]), median(times[1]), max(times[1]),
                 median(times[2]), max(times[2]), median(times[3]), max(times[3]),
-                median(times[4]), max(times[4]), collectors());
+                median(times[4]), max(times[4]), median(times[5]), max(times[5]), collectors());
     }
 
     /**
-     * One run: wall and CPU seconds of building the request, of checking the answer, and the
-     * collectors' time (pauses, plus the concurrent collector's cycles) during the check.
+     * One run: wall and CPU seconds of building the request, of checking the answer, the
+     * collectors' time (pauses, plus the concurrent collector's cycles) during the check, and the
+     * wall seconds of the leader's digest of the checked assignment.
      * {@code sizes} gets the request's bytes and the partitions assigned.
      */
     private static double[] run(Cluster cluster, Map<String, Subscription> subscriptions, byte[] answer, int[] sizes)
@@ -107,10 +109,12 @@ public final class ShimScaleBench {
         long checked = System.nanoTime();
         long checkedCpu = threads.getCurrentThreadCpuTime();
         long checkedGc = collectionMillis();
+        AssignmentDigest.of(read.assignment());
+        long digested = System.nanoTime();
         sizes[0] = request.length;
         sizes[1] = read.assignment().values().stream().mapToInt(List::size).sum();
         return new double[] {(built - started) / 1e9, (builtCpu - startedCpu) / 1e9, (checked - built) / 1e9,
-            (checkedCpu - builtCpu) / 1e9, (checkedGc - builtGc) / 1e3};
+            (checkedCpu - builtCpu) / 1e9, (checkedGc - builtGc) / 1e3, (digested - checked) / 1e9};
     }
 
     private static long collectionMillis() {
