@@ -89,11 +89,8 @@ def run_assign(
     else:
         raw = read_bounded(getattr(stdin, "buffer", stdin), limits.max_body_bytes)
     with collector_paused():
-        request = parse_assign_request(raw)
-        check_request_limits(request, limits)
-        strategy = args.strategy or DEFAULT_STRATEGY
-        answer = compute_answer(request, request_lag_source(request), strategy)
-        body = answer_body(answer)
+        # the request's objects are freed when answer_bytes returns, inside the pause
+        body = answer_bytes(raw, args.strategy or DEFAULT_STRATEGY, limits)
     out = getattr(stdout, "buffer", None)
     if out is not None:
         stdout.flush()
@@ -101,6 +98,13 @@ def run_assign(
         out.flush()
     else:
         stdout.write(body.decode() + "\n")
+
+
+def answer_bytes(raw: bytes, strategy: str, limits: RequestLimits) -> bytes:
+    """The answer's JSON for the request body ``raw``, its lags from the request."""
+    request = parse_assign_request(raw)
+    check_request_limits(request, limits)
+    return answer_body(compute_answer(request, request_lag_source(request), strategy))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

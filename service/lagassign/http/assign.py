@@ -103,6 +103,11 @@ async def assign(
         body = await answered(
             raw, large, started, settings, lag_view, forecast, answers, metrics, rates
         )
+        if large:
+            # The event loop holds the worker thread's last future (and through it the
+            # answer and its request) until this task next yields: yield once, so they
+            # are freed while the collector is still paused.
+            await asyncio.sleep(0)
     return Response(body, media_type="application/json")
 
 
