@@ -12,9 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.flat import FlatAssignment
-from lagassign.core.owned import owned_in_order
+from lagassign.core.owned import SENT_OWNED, SentOwned, read_owned
 
 Protocol = Literal["eager", "cooperative"]
 
@@ -184,7 +186,8 @@ def make_rebalance(
                         f"members[{i}].topics names {topic!r}, which is missing from partitions"
                     )
             canon_topics[key] = tuple(sorted(set(key)))
-    in_order = owned_in_order([m.owned for m in given], partitions)
+    read = read_owned([m.owned for m in given], partitions)
+    in_order = read.in_order
     for topic, count in partitions.items():
         if count < 0:
             raise InvalidRebalance(f"partitions[{topic!r}] must not be negative, got {count}")
@@ -228,24 +231,30 @@ def make_rebalance(
             if t in canon_partitions and ps
         }
 
+    order = sorted(range(len(given)), key=lambda i: given[i].member_id)
     canon_members = tuple(
         Member(
-            member_id=m.member_id,
-            topics=canon_topics[tuple(m.topics)],
-            group_instance_id=m.group_instance_id,
+            member_id=given[i].member_id,
+            topics=canon_topics[tuple(given[i].topics)],
+            group_instance_id=given[i].group_instance_id,
             owned=canonical_owned(i),
-            generation=m.generation,
-            rack=m.rack,
+            generation=given[i].generation,
+            rack=given[i].rack,
         )
-        for i, m in sorted(enumerate(given), key=lambda im: im[1].member_id)
+        for i in order
     )
-    return Rebalance(
+    rebalance = Rebalance(
         members=canon_members,
         partitions=canon_partitions,
         lags=canon_lags,
         partition_racks=canon_racks,
         protocol=protocol,
     )
+    if every_topic_subscribed and len(read.parts) and all(in_order):
+        position = np.empty(len(given), dtype=np.int64)
+        position[order] = np.arange(len(given))
+        rebalance.derived[SENT_OWNED] = SentOwned(read, position)
+    return rebalance
 
 
 def canonical_partitions(partitions: Sequence[int]) -> tuple[int, ...]:

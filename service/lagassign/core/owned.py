@@ -11,6 +11,7 @@ a member whose map is not canonical is then put in order one partition at a time
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain, repeat
 
 import numpy as np
@@ -25,8 +26,23 @@ _UNBOUNDED = np.iinfo(np.int64).max
 Owned = Mapping[str, Sequence[int]]
 
 
-def owned_in_order(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> list[bool]:
-    """Per member (``owned_maps`` in the caller's member order), whether its map is canonical.
+@dataclass(frozen=True, slots=True)
+class OwnedArrays:
+    """Every member's owned map read into arrays, members in the caller's order.
+
+    An *entry* is one (member, topic) of the maps; ``topic_no`` numbers topics in
+    the order of ``sorted(partitions)`` (-1: a topic ``partitions`` does not know).
+    """
+
+    in_order: list[bool]  # per member: its map is canonical already
+    entries: npt.NDArray[np.int64]  # per member: the topics its map names
+    topic_no: npt.NDArray[np.int64]  # per entry
+    sizes: npt.NDArray[np.int64]  # per entry: its partition ids
+    parts: npt.NDArray[np.int64]  # every id, entry after entry
+
+
+def read_owned(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> OwnedArrays:
+    """Read every member's map (``owned_maps`` in the caller's member order) into arrays.
 
     Raises :class:`InvalidRebalance` for the first owned id outside ``0..count - 1``
     of its topic, naming it as ``members[i].owned[topic]``.
@@ -34,7 +50,8 @@ def owned_in_order(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -
     entries = np.fromiter(map(len, owned_maps), dtype=np.int64, count=len(owned_maps))
     total = int(entries.sum())
     if total == 0:
-        return [True] * len(owned_maps)
+        nothing = np.zeros(0, dtype=np.int64)
+        return OwnedArrays([True] * len(owned_maps), entries, nothing, nothing, nothing)
     keys: list[str] = list(chain.from_iterable(owned_maps))
     values: list[Sequence[int]] = list(chain.from_iterable(m.values() for m in owned_maps))
     names = sorted(partitions)
@@ -62,7 +79,24 @@ def owned_in_order(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -
     misplaced = (np.diff(topic_no) <= 0) & ~first_entry[1:]
     bad_entry[1:] |= misplaced
     bad: npt.NDArray[np.int64] = np.bincount(member_of_entry[bad_entry], minlength=len(owned_maps))
-    return (bad == 0).tolist()  # type: ignore[no-any-return]
+    in_order: list[bool] = (bad == 0).tolist()
+    return OwnedArrays(in_order, entries, topic_no, sizes, parts)
+
+
+#: The ``Rebalance.derived`` key of a :class:`SentOwned`.
+SENT_OWNED = "sent_owned"
+
+
+@dataclass(frozen=True, slots=True)
+class SentOwned:
+    """The owned maps as make_rebalance read them, kept when the rebalance's maps are those
+    very maps (every map canonical as sent) and its topics are numbered as ``topic_no``
+    numbers them (every topic subscribed): the previous owners are then read off these
+    arrays instead of the maps again.
+    """
+
+    arrays: OwnedArrays
+    position: npt.NDArray[np.int64]  # per member in the caller's order: its position now
 
 
 def _refuse_out_of_range(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lagassign.core.model import Rebalance
+from lagassign.core.owned import SENT_OWNED, SentOwned
 
 TopicPartition = tuple[str, int]
 
@@ -67,6 +68,9 @@ def _claims(
     Read in bulk over all members (a million claims in a large group): one pass
     for the topics, one for the sizes, one for the partition ids.
     """
+    sent = rebalance.derived.get(SENT_OWNED)
+    if isinstance(sent, SentOwned) and list(start) == list(rebalance.partitions):
+        return _sent_claims(rebalance, list(start.values()), sent)
     maps: list[Mapping[str, Sequence[int]]] = []
     subscriptions: dict[int, frozenset[str]] = {}  # members mostly share one topics tuple
     for member in rebalance.members:
@@ -97,6 +101,39 @@ def _claims(
         [-1 if m.generation is None else m.generation for m in rebalance.members], dtype=np.int64
     )
     return flat, claimant, np.repeat(generations, per_member)
+
+
+def _sent_claims(
+    rebalance: Rebalance, firsts: list[int], sent: SentOwned
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """:func:`_claims` read off the arrays make_rebalance kept (topics in canonical order).
+
+    The claims come in the caller's member order rather than the rebalance's: the rule
+    does not depend on their order.
+    """
+    arrays = sent.arrays
+    claimant_of_entry = np.repeat(sent.position, arrays.entries)
+    # only a subscribed topic's claims count: one row of topics per distinct subscription
+    number = {topic: t for t, topic in enumerate(rebalance.partitions)}
+    rows: dict[int, int] = {}
+    masks: list[npt.NDArray[np.bool_]] = []
+    subscription_of = np.empty(len(rebalance.members), dtype=np.int64)
+    for position, member in enumerate(rebalance.members):
+        row = rows.get(id(member.topics))
+        if row is None:
+            row = rows[id(member.topics)] = len(masks)
+            mask = np.zeros(len(number), dtype=bool)
+            mask[[number[t] for t in member.topics]] = True
+            masks.append(mask)
+        subscription_of[position] = row
+    counted = np.stack(masks)[subscription_of[claimant_of_entry], arrays.topic_no]
+    keep = np.repeat(counted, arrays.sizes)
+    flat = np.repeat(np.array(firsts, dtype=np.int64)[arrays.topic_no], arrays.sizes)
+    generations = np.array(
+        [-1 if m.generation is None else m.generation for m in rebalance.members], dtype=np.int64
+    )
+    claimant = np.repeat(claimant_of_entry, arrays.sizes)[keep]
+    return (flat + arrays.parts)[keep], claimant, generations[claimant]
 
 
 def _resolve_contested(
