@@ -53,8 +53,9 @@ class Rebalance:
       empty when racks are not known.
     - ``protocol``: ``eager`` or ``cooperative``.
     - ``derived``: not an input: values computed from the others once and shared
-      read-only by the strategy, the statistics and the cooperative rule (the
-      previous owner of every partition, a million of them in a large group).
+      read-only by the strategy, the statistics and the cooperative rule (the owned
+      maps as :func:`make_rebalance` read them, the previous owner of every
+      partition: a million of each in a large group).
     """
 
     members: tuple[Member, ...]
