@@ -40,7 +40,7 @@ class AssignmentStats:
 def assignment_stats(rebalance: Rebalance, result: AssignmentResult) -> AssignmentStats:
     member_lag = _member_lag(rebalance, result)
     members = len(rebalance.members)
-    total = sum(sum(v) for v in rebalance.lags.values())
+    total = lag_totals(rebalance)[0]
     max_lag = max(member_lag.values(), default=0)
     mean_lag = total / members if members else 0.0
     imbalance = max_lag / mean_lag if mean_lag > 0 else 1.0
@@ -62,8 +62,7 @@ def _member_lag(rebalance: Rebalance, result: AssignmentResult) -> dict[str, int
     flat = result.flat
     if flat is not None:
         values = chain.from_iterable(map(lags.__getitem__, flat.topics))
-        total = sum(map(sum, map(lags.__getitem__, flat.topics)))
-        dtype = np.int64 if total <= INT64_MAX else np.object_
+        dtype = np.int64 if lag_totals(rebalance)[0] <= INT64_MAX else np.object_
         flat_lags = np.fromiter(values, dtype=dtype, count=flat.partition_count)
         return dict(zip(flat.member_ids, flat.member_lag(flat_lags), strict=True))
     return {
@@ -74,10 +73,24 @@ def _member_lag(rebalance: Rebalance, result: AssignmentResult) -> dict[str, int
 
 def lower_bound(rebalance: Rebalance) -> float:
     """A largest member lag no assignment can beat: max(mean member lag, largest partition lag)."""
-    lags = rebalance.lags.values()
+    total, largest = lag_totals(rebalance)
     members = len(rebalance.members)
-    mean = sum(sum(v) for v in lags) / members if members else 0.0
-    return max(mean, float(max((max(v) for v in lags if len(v)), default=0)))
+    mean = total / members if members else 0.0
+    return max(mean, float(largest))
+
+
+def lag_totals(rebalance: Rebalance) -> tuple[int, int]:
+    """The group's whole lag and its largest partition lag (computed once per rebalance)."""
+    known = rebalance.derived.get("lag_totals")
+    if isinstance(known, tuple):
+        return known
+    lags = rebalance.lags.values()
+    totals = (
+        sum(map(sum, lags)),
+        max((max(v) for v in lags if len(v)), default=0),
+    )
+    rebalance.derived["lag_totals"] = totals
+    return totals
 
 
 def moved_partitions(rebalance: Rebalance, result: AssignmentResult) -> int:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from lagassign.core.model import Member, make_rebalance
-from lagassign.core.strategies.balanced.changes import Budget, best_change, by_topic
+from lagassign.core.strategies.balanced.changes import Budget, best_change
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.pair_split import best_split
-from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.placement import Placement, by_topic
 from lagassign.core.strategies.balanced.tuning import TUNING
 
 

@@ -67,7 +67,7 @@ def best_change(
     """
     subscribed = placement.index.subscribed
     held = placement.held
-    theirs = by_topic(held[o], placement.index.topic_of)
+    theirs = placement.held_by_topic(o)
     hands_over = uneven or len(held[o]) + 1 == len(held[h])
     spent = len(held[o])
     best: Change | None = None
@@ -214,18 +214,3 @@ def _better(
         if best is None or change < best:
             best = change
     return best
-
-
-def by_topic(parts: list[int], topic_of: list[int]) -> dict[int, list[int]]:
-    """``parts`` by topic: topics in order of first appearance, partitions in order."""
-    topics = list(map(topic_of.__getitem__, parts))
-    if len(set(topics)) == len(topics):  # one partition per topic (a big group's usual case)
-        return dict(zip(topics, map(list, zip(parts)), strict=True))
-    out: dict[int, list[int]] = {}
-    for x, topic in zip(parts, topics, strict=True):
-        group = out.get(topic)
-        if group is None:
-            out[topic] = [x]
-        else:
-            group.append(x)
-    return out

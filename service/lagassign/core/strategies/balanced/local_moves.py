@@ -38,7 +38,6 @@ from lagassign.core.strategies.balanced.changes import (
     Change,
     apply_change,
     best_change,
-    by_topic,
 )
 from lagassign.core.strategies.balanced.pair_split import best_split
 from lagassign.core.strategies.balanced.placement import Placement
@@ -93,7 +92,6 @@ def improve(
     uneven: bool = False,
 ) -> int:
     """Change the most-loaded member while that helps; return how many changes were made."""
-    topic_of = placement.index.topic_of
     partners, topic_work = tuning.partners, tuning.topic_work
     stall_steps, stall_gain = tuning.stall_steps, tuning.stall_gain
     load, held = placement.load, placement.held
@@ -107,7 +105,7 @@ def improve(
         if top <= stop_at or (not patient and _stalled(tops, top, stall_steps, stall_gain)):
             break
         tops.append(top)
-        mine = by_topic(held[h], topic_of)
+        mine = placement.held_by_topic(h)
         # the ``partners`` least loaded below ``top``, equal lags by member number
         below = np.flatnonzero(loads < top)
         lighter: list[int] = below[loads[below].argsort(kind="stable")[:partners]].tolist()
@@ -134,7 +132,6 @@ def _stalled(tops: list[int], top: int, steps: int, gain: float) -> bool:
 
 def even_out(placement: Placement, base: list[int], work: Budget, tuning: Tuning) -> int:
     """Make costless changes between any two members that lower the larger of their lags."""
-    topic_of = placement.index.topic_of
     load, held = placement.load, placement.held
     dtype = placement.index.lag_array.dtype
     changes = 0
@@ -145,7 +142,7 @@ def even_out(placement: Placement, base: list[int], work: Budget, tuning: Tuning
         order: list[int] = (-np.array(load, dtype=dtype)).argsort(kind="stable").tolist()
         work.left -= len(load)
         for i, a in enumerate(order):
-            mine = by_topic(held[a], topic_of)
+            mine = placement.held_by_topic(a)
             work.left -= len(held[a])
             for b in reversed(order[i + 1 :]):
                 if load[b] >= load[a] or work.left <= 0:
@@ -168,7 +165,7 @@ def even_counts(placement: Placement, base: list[int], limit: float) -> int:
     P // C + 1 of and the taker P // C; it brings the totals closer.
     """
     index = placement.index
-    lags, topic_of, subscribed = index.lags, index.topic_of, index.subscribed
+    lags, subscribed = index.lags, index.subscribed
     load, held = placement.load, placement.held
     changes = 0
     progress = True
@@ -176,11 +173,11 @@ def even_counts(placement: Placement, base: list[int], limit: float) -> int:
         progress = False
         order = sorted(range(len(held)), key=lambda m: (-len(held[m]), m))
         for a in order:
-            mine = by_topic(held[a], topic_of)
+            mine = placement.held_by_topic(a)
             for b in reversed(order):
                 if len(held[b]) + 2 > len(held[a]):
                     break
-                theirs = by_topic(held[b], topic_of)
+                theirs = placement.held_by_topic(b)
                 for t in sorted(mine):
                     if (
                         t in subscribed[b]

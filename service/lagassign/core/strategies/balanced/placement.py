@@ -21,7 +21,7 @@ from lagassign.core.strategies.balanced.group_index import GroupIndex
 class Placement:
     """Owner per flat partition, partitions per member, lag per member."""
 
-    __slots__ = ("held", "index", "load", "owner", "previous")
+    __slots__ = ("_by_topic", "held", "index", "load", "owner", "previous")
 
     def __init__(self, index: GroupIndex, previous: Sequence[int] | None = None) -> None:
         self.index = index
@@ -29,6 +29,8 @@ class Placement:
         self.owner: list[int] = [-1] * index.partition_count
         self.held: list[list[int]] = [[] for _ in index.member_ids]
         self.load: list[int] = [0] * len(index.member_ids)
+        # per member, what it holds by topic (see held_by_topic), dropped when it changes
+        self._by_topic: dict[int, dict[int, list[int]]] = {}
 
     @classmethod
     def of_owners(
@@ -58,6 +60,17 @@ class Placement:
         self.owner[x] = m
         self.held[m].append(x)
         self.load[m] += self.index.lags[x]
+        self._by_topic.pop(m, None)
+
+    def held_by_topic(self, m: int) -> dict[int, list[int]]:
+        """What ``m`` holds by topic (:func:`by_topic`), kept until ``m``'s partitions change.
+
+        Read-only: the local moves ask for the same members' topics over and over.
+        """
+        known = self._by_topic.get(m)
+        if known is None:
+            known = self._by_topic[m] = by_topic(self.held[m], self.index.topic_of)
+        return known
 
     def take(self, parts: npt.NDArray[np.int64], members: npt.NDArray[np.int64]) -> None:
         """Give ``parts[i]`` to ``members[i]`` for every i, in that order.
@@ -77,6 +90,7 @@ class Placement:
         held = self.held
         for m, a, b in zip(holders[bounds[:-1]].tolist(), bounds, bounds[1:], strict=False):
             held[m].extend(ordered[a:b])
+        self._by_topic.clear()
         lags = self.index.lag_array
         load = np.array(self.load, dtype=lags.dtype)
         np.add.at(load, members, lags[parts])
@@ -86,6 +100,7 @@ class Placement:
         m = self.owner[x]
         self.held[m].remove(x)
         self.load[m] -= self.index.lags[x]
+        self._by_topic.pop(m, None)
         self.give(x, to)
 
     def cost(self, x: int, to: int) -> int:
@@ -122,3 +137,18 @@ class Placement:
     def assignment(self) -> Assignment:
         """The answer: every member, and per topic its sorted partition ids."""
         return self.flat().nested()
+
+
+def by_topic(parts: list[int], topic_of: list[int]) -> dict[int, list[int]]:
+    """``parts`` by topic: topics in order of first appearance, partitions in order."""
+    topics = list(map(topic_of.__getitem__, parts))
+    if len(set(topics)) == len(topics):  # one partition per topic (a big group's usual case)
+        return dict(zip(topics, map(list, zip(parts)), strict=True))
+    out: dict[int, list[int]] = {}
+    for x, topic in zip(parts, topics, strict=True):
+        group = out.get(topic)
+        if group is None:
+            out[topic] = [x]
+        else:
+            group.append(x)
+    return out
