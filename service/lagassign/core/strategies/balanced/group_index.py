@@ -29,7 +29,6 @@ class GroupIndex:
     __slots__ = (
         "_by_lag",
         "_by_lag_arrays",
-        "_lower_bound",
         "groups",
         "identical",
         "lag_array",
@@ -86,7 +85,6 @@ class GroupIndex:
         self.lag_array: npt.NDArray[np.int64] = np.array(self.lags, dtype=dtype)
         self._by_lag: list[list[int]] | None = None
         self._by_lag_arrays: list[npt.NDArray[np.int64]] | None = None
-        self._lower_bound: float | None = None
 
     @property
     def partition_count(self) -> int:
@@ -110,9 +108,7 @@ class GroupIndex:
 
     def lower_bound(self) -> float:
         """:func:`lagassign.core.stats.lower_bound`: mean member lag, or largest partition."""
-        if self._lower_bound is None:
-            self._lower_bound = lower_bound(self.rebalance)
-        return self._lower_bound
+        return lower_bound(self.rebalance)
 
     def previous_owners(self) -> list[int]:
         """Per flat partition, the number of its rightful previous owner, or -1.
