@@ -27,7 +27,7 @@ COPY --from=rust:1-slim-bookworm /usr/local/rustup /usr/local/rustup
 COPY --from=rust:1-slim-bookworm /usr/local/cargo /usr/local/cargo
 WORKDIR /src
 RUN python -m venv /opt/lagassign
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.cfg README.md ./
 COPY native ./native
 COPY service ./service
 # The package and its runtime dependencies only (no [dev], no [pipeline]).

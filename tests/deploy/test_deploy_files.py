@@ -255,7 +255,9 @@ def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
         for line in (REPO / ".dockerignore").read_text().splitlines()
         if line and not line.startswith("#")
     ]
-    assert ignored[:4] == ["*", "!pyproject.toml", "!README.md", "!service/"]
+    assert ignored[:5] == ["*", "!pyproject.toml", "!setup.cfg", "!README.md", "!service/"]
+    # setup.cfg tags the wheel abi3: the build stage copies it beside pyproject.toml
+    assert "COPY pyproject.toml setup.cfg README.md ./" in build
 
 
 def dockerfile_uid() -> int:
