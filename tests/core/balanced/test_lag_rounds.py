@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.strategies.balanced.group_index import GroupIndex
-from lagassign.core.strategies.balanced.lag_rounds import deal_rounds
+from lagassign.core.strategies.balanced.lag_rounds import deal_rounds, open_slots_of
 from lagassign.core.strategies.balanced.placement import Placement
 
 
@@ -13,6 +13,6 @@ def test_seven_partitions_to_three_members_in_two_full_rounds_and_a_last_one() -
     rebalance = make_rebalance(members, {"t": 7}, {"t": [70, 60, 50, 40, 30, 20, 10]})
     index = GroupIndex(rebalance)
     placement = Placement(index)
-    deal_rounds(placement, index.by_lag(), [{0: 3, 1: 2, 2: 2}])
+    deal_rounds(placement, index.by_lag(), [open_slots_of({0: 3, 1: 2, 2: 2})])
     assert placement.held == [[0, 5, 6], [1, 4], [2, 3]]
     assert placement.load == [100, 90, 90]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from lagassign.core.strategies.balanced.group_index import GroupIndex
-from lagassign.core.strategies.balanced.lag_rounds import deal_rounds
+from lagassign.core.strategies.balanced.lag_rounds import OpenSlots, deal_rounds
 from lagassign.core.strategies.balanced.local_moves import COSTLESS, lower_max_lag
 from lagassign.core.strategies.balanced.owned import keep_owned
 from lagassign.core.strategies.balanced.placement import Placement
@@ -31,32 +31,27 @@ def deal(
         owned = _owned_counts(index)
     targets = count_targets(index, owned, tuning)
     placement = Placement(index, previous)
-    keep_owned(placement, targets, owned)
+    kept = keep_owned(placement, targets, owned)
     unplaced = index.by_lag_arrays()
-    targets_of = [
-        dict.fromkeys(subs, count)
-        for subs, count in zip(index.subscribers, targets.base, strict=True)
-    ]
-    for slots, extras in zip(targets_of, targets.extras, strict=True):
-        for m in extras:
-            slots[m] += 1
-    open_slots = targets_of
-    if previous is not None:
+    open_slots: list[OpenSlots] = []
+    members = len(index.member_ids)
+    for t, subs in enumerate(index.subscribers):
+        subscribers = np.array(subs, dtype=np.int64)  # ascending
+        takes = np.full(len(subscribers), targets.base[t], dtype=np.int64)
+        if targets.extras[t]:
+            takes[np.searchsorted(subscribers, sorted(targets.extras[t]))] += 1
+        open_slots.append((subscribers, takes))
+    if kept is not None:
         # what each member still takes: its target less what it kept
-        owner = np.array(placement.owner, dtype=np.int64)
         unplaced = []
-        open_slots = []
         for t, parts in enumerate(index.by_lag_arrays()):
-            unplaced.append(parts[owner[parts] < 0])
-            kept = owner[index.offsets[t] : index.offsets[t + 1]]
-            kept = kept[kept >= 0]
-            slots = targets_of[t]
-            if len(kept):
-                held = np.bincount(kept, minlength=len(index.member_ids))
-                members = np.fromiter(slots.keys(), dtype=np.int64, count=len(slots))
-                left = np.fromiter(slots.values(), dtype=np.int64, count=len(slots))
-                slots = dict(zip(slots, (left - held[members]).tolist(), strict=True))
-            open_slots.append(slots)
+            unplaced.append(parts[kept[parts] < 0])
+            holders = kept[index.offsets[t] : index.offsets[t + 1]]
+            holders = holders[holders >= 0]
+            if len(holders):
+                subscribers, takes = open_slots[t]
+                held = np.bincount(holders, minlength=members)
+                open_slots[t] = (subscribers, takes - held[subscribers])
     deal_rounds(placement, unplaced, open_slots)
     lower_max_lag(placement, targets.base, COSTLESS, stop_at=index.lower_bound(), tuning=tuning)
     place_by_rack(placement, tuning)

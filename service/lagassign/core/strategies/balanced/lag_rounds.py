@@ -29,16 +29,28 @@ import numpy.typing as npt
 from lagassign._native import deal_rounds as deal_in_rounds
 from lagassign.core.strategies.balanced.placement import Placement
 
+# A topic's open slots: the members that may take its partitions, ascending, and how many
+# each still takes (0 or more).
+OpenSlots = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+def open_slots_of(counts: Mapping[int, int]) -> OpenSlots:
+    """The open slots of a topic given as member -> partitions it still takes."""
+    members = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+    takes = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    order = members.argsort(kind="stable")
+    return members[order], takes[order]
+
 
 def deal_rounds(
     placement: Placement,
     unplaced: Sequence[Sequence[int] | npt.NDArray[np.int64]],
-    open_slots: Sequence[Mapping[int, int]],
+    open_slots: Sequence[OpenSlots],
 ) -> None:
     """Give every partition in ``unplaced`` (per topic, largest lag first).
 
-    ``open_slots[t]`` maps each member to the partitions of topic ``t`` it
-    still takes; the open slots of a topic add up to its unplaced partitions.
+    ``open_slots[t]`` says which members still take how many partitions of
+    topic ``t``; the open slots of a topic add up to its unplaced partitions.
     Member lags and the rounds are NumPy arrays, one sort per round.
     """
     lags = placement.index.lag_array
@@ -47,12 +59,8 @@ def deal_rounds(
     for t, parts in enumerate(unplaced):
         by_round: list[npt.NDArray[np.int64]] = []
         if len(parts):
-            slots = open_slots[t]
-            open_members = np.fromiter(slots.keys(), dtype=np.int64, count=len(slots))
-            counts = np.fromiter(slots.values(), dtype=np.int64, count=len(slots))
-            order = open_members.argsort(kind="stable")
-            open_members, counts = open_members[order], counts[order]
-            ends = set(counts.tolist())
+            open_members, counts = open_slots[t]
+            ends = set(np.unique(counts).tolist())
             members = open_members[counts > 0]
             for k in range(max(ends)):
                 if k in ends and k:

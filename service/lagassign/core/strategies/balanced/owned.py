@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.quotas import CountTargets
@@ -25,17 +26,19 @@ from lagassign.core.strategies.balanced.quotas import CountTargets
 
 def keep_owned(
     placement: Placement, targets: CountTargets, owned: Sequence[Mapping[int, int]]
-) -> None:
-    """Give each member what it keeps of ``placement.previous``.
+) -> npt.NDArray[np.int64] | None:
+    """Give each member what it keeps of ``placement.previous``; return who kept what.
 
     ``owned[t]`` counts the partitions of topic ``t`` each member owned. Every
     owned partition is kept but those a member over its target gives up; each
-    member's kept partitions join its list in partition order.
+    member's kept partitions join its list in partition order. The result is
+    the member that kept each flat partition (-1: nobody), None when nothing
+    was owned.
     """
     index = placement.index
     previous = placement.previous
     if previous is None:
-        return
+        return None
     lags, offsets = index.lags, index.offsets
     members = len(index.member_ids)
     surplus = [0] * members
@@ -74,3 +77,4 @@ def keep_owned(
                 surplus[m] -= 1
     kept = np.flatnonzero(owner >= 0)
     placement.take(kept, owner[kept])
+    return owner

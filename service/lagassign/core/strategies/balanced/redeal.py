@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from lagassign.core.strategies.balanced.lag_rounds import deal_rounds
+from lagassign.core.strategies.balanced.lag_rounds import deal_rounds, open_slots_of
 from lagassign.core.strategies.balanced.local_moves import FRUGAL, lower_max_lag
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
@@ -55,7 +55,7 @@ def redeal_heaviest(
             else:
                 trial.give(x, m)
         unplaced = [[x for x in parts if x in taken] for parts in index.by_lag()]
-        deal_rounds(trial, unplaced, open_slots)
+        deal_rounds(trial, unplaced, list(map(open_slots_of, open_slots)))
         lower_max_lag(trial, base, FRUGAL, stop_at=goal, tuning=tuning)
         if trial.max_load() <= goal:
             return trial
