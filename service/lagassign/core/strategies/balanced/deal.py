@@ -35,8 +35,7 @@ def deal(
     unplaced = index.by_lag_arrays()
     open_slots: list[OpenSlots] = []
     members = len(index.member_ids)
-    for t, subs in enumerate(index.subscribers):
-        subscribers = np.array(subs, dtype=np.int64)  # ascending
+    for t, subscribers in enumerate(index.subscriber_arrays()):
         takes = np.full(len(subscribers), targets.base[t], dtype=np.int64)
         if targets.extras[t]:
             takes[np.searchsorted(subscribers, sorted(targets.extras[t]))] += 1

@@ -78,13 +78,14 @@ def lag_aware_floor(index: GroupIndex) -> int:
             if first[t] < 0 or rank[leader] < rank[first[t]]:
                 first[t] = leader
     bonus = [0] * len(ids)
-    for t, parts in enumerate(index.by_lag()):
+    for t, parts in enumerate(index.by_lag_arrays()):
         size = len(index.subscribers[t])
-        if not parts or not size:
+        if not len(parts) or not size:
             continue
         rounds = len(parts) // size
-        every[t] = sum(lags[parts[(k + 1) * size - 1]] for k in range(rounds))
-        bonus[first[t]] += lags[parts[0]] - (lags[parts[size - 1]] if rounds else 0)
+        # the smallest of each full round: positions size - 1, 2 size - 1, ...
+        every[t] = int(index.lag_array[parts[size - 1 : rounds * size : size]].sum())
+        bonus[first[t]] += lags[int(parts[0])] - (lags[int(parts[size - 1])] if rounds else 0)
     floor = bonus
     for topics, members in index.groups:
         share = sum(every[t] for t in topics)

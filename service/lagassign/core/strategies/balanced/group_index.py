@@ -29,6 +29,7 @@ class GroupIndex:
     __slots__ = (
         "_by_lag",
         "_by_lag_arrays",
+        "_subscriber_arrays",
         "groups",
         "identical",
         "lag_array",
@@ -85,6 +86,7 @@ class GroupIndex:
         self.lag_array: npt.NDArray[np.int64] = np.array(self.lags, dtype=dtype)
         self._by_lag: list[list[int]] | None = None
         self._by_lag_arrays: list[npt.NDArray[np.int64]] | None = None
+        self._subscriber_arrays: list[npt.NDArray[np.int64]] | None = None
 
     @property
     def partition_count(self) -> int:
@@ -99,6 +101,22 @@ class GroupIndex:
                 for t in range(len(self.topics))
             ]
         return self._by_lag_arrays
+
+    def subscriber_arrays(self) -> list[npt.NDArray[np.int64]]:
+        """Per topic, its subscribers ascending; one shared array when subscriptions are identical.
+
+        Read-only.
+        """
+        if self._subscriber_arrays is None:
+            if self.identical:
+                every = np.array(self.groups[0][1], dtype=np.int64)
+                none = np.empty(0, dtype=np.int64)
+                self._subscriber_arrays = [every if subs else none for subs in self.subscribers]
+            else:
+                self._subscriber_arrays = [
+                    np.array(subs, dtype=np.int64) for subs in self.subscribers
+                ]
+        return self._subscriber_arrays
 
     def by_lag(self) -> list[list[int]]:
         """:meth:`by_lag_arrays` as lists."""

@@ -57,7 +57,7 @@ def count_targets(
     beyond the service's request limits.
     """
     subscribers = index.subscribers
-    by_lag = index.by_lag()
+    by_lag, lags = index.by_lag_arrays(), index.lag_array
     topics = range(len(index.topics))
     base = [0] * len(index.topics)
     spare = [0] * len(index.topics)
@@ -73,9 +73,7 @@ def count_targets(
     extra_lag = [0.0] * len(index.member_ids)
     # an extra takes (roughly) one of the topic's smallest partitions
     weight = [
-        sum(index.lags[x] for x in by_lag[t][len(by_lag[t]) - spare[t] :]) / spare[t]
-        if spare[t]
-        else 0.0
+        int(lags[by_lag[t][len(by_lag[t]) - spare[t] :]].sum()) / spare[t] if spare[t] else 0.0
         for t in topics
     ]
     extras: list[set[int]] = [set() for _ in topics]
