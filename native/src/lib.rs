@@ -5,19 +5,29 @@
 //! dict of lists in Python and encoding it. The work itself is pure Rust (`plan`, `write`);
 //! this file turns the Python arguments into slices, with clear errors for bad ones.
 
+mod changes;
 mod deal;
+mod exact;
 mod input;
+mod moves;
+mod moves_input;
 mod numerals;
+mod pair_split;
+mod placement;
 mod plan;
 mod write;
 
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
 
 use crate::deal::{deal, Rounds};
+use crate::exact::Goal;
 use crate::input::{Form, Invalid};
+use crate::moves::{Rules, Tuning};
+use crate::moves_input::{run, MovesInput, Outcome};
+use crate::pair_split::SplitLimits;
 use crate::plan::Plan;
 
 /// The JSON bytes of an answer's `assignment`, written from the owner array.
@@ -109,6 +119,140 @@ fn deal_rounds(
         )));
     }
     out.copy_from_slice(py, &dealt)
+}
+
+/// What the balanced strategy's local moves changed: `(members, held, loads, moved,
+/// owners)`, the members whose partitions changed (ascending) with their partitions in
+/// order and their lags, and the partitions whose owner changed (ascending) with their new
+/// owners. The moves themselves are `moves.rs`.
+///
+/// `lags`: per flat partition, an int64 buffer or a sequence of int (up to 2^127).
+/// `topic_starts`: T + 1 ints from 0 to len(lags). `subscriptions`: a sequence of
+/// `(topics, members)`, every member in one. `base`: per topic, the base count P // C.
+/// `previous`: per flat partition its previous owner or -1, or None. `held`: per member,
+/// the flat partitions it holds, in order. `stop_at`: int or float. `work`: the budget in
+/// partitions looked at. `tuning`: an object with the attributes `partners`,
+/// `topic_work`, `evening_rounds`, `evening_work`, `stall_steps`, `stall_gain`,
+/// `split_max_partitions`, `split_max_tries` and `split_work`.
+#[pyfunction]
+#[pyo3(signature = (lags, topic_starts, subscriptions, base, previous, held, stop_at, work, frugal, uneven, tuning))]
+#[allow(clippy::too_many_arguments)]
+fn lower_max_lag<'py>(
+    py: Python<'py>,
+    lags: &Bound<'py, PyAny>,
+    topic_starts: &Bound<'py, PyAny>,
+    subscriptions: &Bound<'py, PyAny>,
+    base: &Bound<'py, PyAny>,
+    previous: &Bound<'py, PyAny>,
+    held: &Bound<'py, PyAny>,
+    stop_at: &Bound<'py, PyAny>,
+    work: i64,
+    frugal: bool,
+    uneven: bool,
+    tuning: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let input = MovesInput {
+        lags: wide_ints(py, lags, "lags")?,
+        topic_starts: starts_of(py, topic_starts)?,
+        subscriptions: subscriptions.extract().map_err(|err| {
+            PyTypeError::new_err(format!(
+                "subscriptions must be a sequence of (topics, members), each a sequence of \
+                 int: {err}"
+            ))
+        })?,
+        base: ints(py, base, "base")?,
+        previous: if previous.is_none() {
+            None
+        } else {
+            Some(ints(py, previous, "previous")?)
+        },
+        held: held.extract().map_err(|err| {
+            PyTypeError::new_err(format!(
+                "held must be a sequence of sequences of int (per member, its partitions): {err}"
+            ))
+        })?,
+    };
+    let stop_at = goal_of(stop_at)?;
+    let tuning = tuning_of(tuning)?;
+    let rules = Rules { frugal, uneven };
+    let outcome: Outcome = py
+        .detach(|| run(&input, &rules, stop_at, work, &tuning))
+        .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
+    (
+        outcome.members,
+        outcome.held,
+        outcome.loads,
+        outcome.moved,
+        outcome.owners,
+    )
+        .into_pyobject(py)
+}
+
+/// An int (up to 2^127) or a float, as Python compares it.
+fn goal_of(value: &Bound<'_, PyAny>) -> PyResult<Goal> {
+    if let Ok(float) = value.cast::<PyFloat>() {
+        return Ok(Goal::Float(float.value()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        return value
+            .extract::<i128>()
+            .map(Goal::Int)
+            .map_err(|_| PyValueError::new_err(format!("stop_at is {value}: beyond 2**127")));
+    }
+    Err(not_a_wanted(value, "stop_at", "an int or a float"))
+}
+
+/// The moves' constants, read from the attributes of `tuning`.
+fn tuning_of(tuning: &Bound<'_, PyAny>) -> PyResult<Tuning> {
+    fn attribute<'py>(tuning: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        tuning
+            .getattr(name)
+            .map_err(|err| PyTypeError::new_err(format!("tuning has no {name}: {err}")))
+    }
+    fn read(tuning: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
+        attribute(tuning, name)?.extract::<i64>().map_err(|err| {
+            PyTypeError::new_err(format!("tuning.{name} must be an int (int64): {err}"))
+        })
+    }
+    fn fraction(tuning: &Bound<'_, PyAny>, name: &str) -> PyResult<f64> {
+        attribute(tuning, name)?
+            .extract::<f64>()
+            .map_err(|err| PyTypeError::new_err(format!("tuning.{name} must be a float: {err}")))
+    }
+    fn count(tuning: &Bound<'_, PyAny>, name: &str, least: i64) -> PyResult<i64> {
+        let value = read(tuning, name)?;
+        if value < least {
+            return Err(PyValueError::new_err(format!(
+                "tuning.{name} is {value}: it must be at least {least}"
+            )));
+        }
+        Ok(value)
+    }
+    Ok(Tuning {
+        partners: count(tuning, "partners", 0)? as usize,
+        topic_work: read(tuning, "topic_work")?,
+        evening_rounds: read(tuning, "evening_rounds")?,
+        evening_work: read(tuning, "evening_work")?,
+        stall_steps: count(tuning, "stall_steps", 1)? as usize,
+        stall_gain: fraction(tuning, "stall_gain")?,
+        split: SplitLimits {
+            max_partitions: count(tuning, "split_max_partitions", 0)? as usize,
+            max_tries: count(tuning, "split_max_tries", 0)? as u64,
+        },
+        split_work: read(tuning, "split_work")?,
+    })
+}
+
+/// Integers from an int64 buffer, or from any sequence of int.
+fn ints(py: Python<'_>, value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<i64>> {
+    if let Some(narrow) = one_dimensional::<i64>(py, value, name, "int64")? {
+        return Ok(narrow);
+    }
+    value.extract::<Vec<i64>>().map_err(|err| {
+        PyTypeError::new_err(format!(
+            "{name} must be an int64 buffer or a sequence of int: {err}"
+        ))
+    })
 }
 
 /// A one-dimensional int64 buffer, copied.
@@ -224,4 +368,6 @@ mod _native {
     use super::assignment_json;
     #[pymodule_export]
     use super::deal_rounds;
+    #[pymodule_export]
+    use super::lower_max_lag;
 }

@@ -1,13 +1,13 @@
 """Type stubs of ``lagassign._native``, the sidecar's compiled half (Rust, ``native/``)."""
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Buffer
 
-__all__ = ["assignment_json", "deal_rounds"]
+__all__ = ["assignment_json", "deal_rounds", "lower_max_lag"]
 
 # numpy's arrays declare the buffer protocol (__buffer__) to type checkers from Python 3.12 on.
 def assignment_json(
@@ -56,4 +56,58 @@ def deal_rounds(
     int up to 2**127). ``takers`` (a writable int64 buffer, one entry per dealt
     partition) receives each partition's member. Raises ValueError for sizes, members or
     partitions out of range, TypeError for arguments of the wrong type.
+    """
+
+class MoveTuning(Protocol):
+    """The constants :func:`lower_max_lag` reads (``balanced``'s ``Tuning`` has them)."""
+
+    @property
+    def partners(self) -> int: ...
+    @property
+    def topic_work(self) -> int: ...
+    @property
+    def evening_rounds(self) -> int: ...
+    @property
+    def evening_work(self) -> int: ...
+    @property
+    def stall_steps(self) -> int: ...
+    @property
+    def stall_gain(self) -> float: ...
+    @property
+    def split_max_partitions(self) -> int: ...
+    @property
+    def split_max_tries(self) -> int: ...
+    @property
+    def split_work(self) -> int: ...
+
+def lower_max_lag(
+    lags: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    topic_starts: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    subscriptions: Sequence[tuple[Sequence[int], Sequence[int]]],
+    base: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    previous: npt.NDArray[np.int64] | Buffer | Sequence[int] | None,
+    held: Sequence[Sequence[int]],
+    stop_at: float,
+    work: int,
+    frugal: bool,
+    uneven: bool,
+    tuning: MoveTuning,
+) -> tuple[list[int], list[list[int]], list[int], list[int], list[int]]:
+    """The balanced strategy's local moves: what they changed in the placement given.
+
+    The placement: ``lags`` per flat partition (int64 buffer, or ints up to 2**127),
+    ``topic_starts`` (one entry per topic plus one, 0 to ``len(lags)``), the
+    ``subscriptions`` as ``(topics, members)`` (every member in one), ``base`` (per
+    topic, P // C), ``previous`` (per flat partition, its previous owner or -1; None
+    when nobody owned anything) and ``held`` (per member, its flat partitions in
+    order). The moves lower the largest member lag toward ``stop_at`` (int or float,
+    compared exactly), looking at ``work`` partitions at most; ``frugal`` and ``uneven``
+    are the rule set's flags. Returns ``(members, held, loads, moved, owners)``: the
+    members whose partitions changed (ascending), each one's partitions in order and its
+    lag, and the partitions whose owner changed (ascending) with their new owner.
+
+    Raises TypeError for an argument of the wrong type and ValueError for wrong values
+    (a partition or member number out of range, a partition held twice, a member in no
+    subscription or in two, ``topic_starts`` not matching ``lags``, a tuning constant
+    out of range).
     """

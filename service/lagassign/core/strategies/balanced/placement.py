@@ -103,6 +103,26 @@ class Placement:
         self._by_topic.pop(m, None)
         self.give(x, to)
 
+    def rearrange(
+        self,
+        members: list[int],
+        held: list[list[int]],
+        loads: list[int],
+        moved: list[int],
+        owners: list[int],
+    ) -> None:
+        """Take back what moves made elsewhere changed (``lagassign._native.lower_max_lag``).
+
+        ``members[i]`` now holds ``held[i]`` (in that order) with lag ``loads[i]``;
+        partition ``moved[i]`` is now ``owners[i]``'s.
+        """
+        for m, parts, load in zip(members, held, loads, strict=True):
+            self.held[m][:] = parts
+            self.load[m] = load
+        for x, m in zip(moved, owners, strict=True):
+            self.owner[x] = m
+        self._by_topic.clear()
+
     def cost(self, x: int, to: int) -> int:
         """How many more partitions would be off their previous owner if ``x`` went to ``to``."""
         if self.previous is None:

@@ -1,4 +1,7 @@
-"""Re-splitting two members' partitions exactly, when they hold only a few.
+"""The slow reference of the compiled exact re-split (``native/src/pair_split.rs``), for tests.
+
+The Python the balanced strategy ran before its local moves were compiled, unchanged.
+Re-splitting two members' partitions exactly, when they hold only a few.
 
 Single swaps and hand-overs get stuck when the partitions are few and their
 lags coarse (two members, 3 + 4 partitions). For two members ``h`` and ``o``

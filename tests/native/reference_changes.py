@@ -1,4 +1,7 @@
-"""Changes between two members: the swaps, hand-overs and exchanges that keep the count rules.
+"""The slow reference of the compiled changes (``native/src/changes.rs``), kept for tests.
+
+The Python the balanced strategy ran before its local moves were compiled, unchanged.
+Changes between two members: the swaps, hand-overs and exchanges that keep the count rules.
 
 For a member ``h`` and a lighter member ``o``:
 

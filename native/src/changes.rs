@@ -1,0 +1,260 @@
+//! Changes between two members: the swaps, hand-overs and exchanges that keep the count
+//! rules.
+//!
+//! For a member `h` and a lighter member `o`:
+//!
+//! - swap: `h` gives a partition of topic t to `o` and takes back a smaller one of t;
+//!   every count stays the same;
+//! - hand over: `h` holds P // C + 1 partitions of t, `o` holds P // C of t and one
+//!   partition fewer in all (or, with `uneven`, whatever their totals); `h` gives `o` one
+//!   partition of t;
+//! - exchange: `h` holds the extra of t1 and `o` the extra of t2 (each holding P // C of
+//!   the other's topic); they trade one partition each.
+//!
+//! `best_change` finds the one that leaves the larger of the two lags lowest, looking per
+//! topic only at the partners nearest to half the gap (a bisection over `o`'s partitions
+//! by lag), so a member with thousands of partitions costs little. A change's cost is how
+//! many more partitions it leaves away from their previous owner (`Placement::cost`);
+//! without a goal only changes costing nothing count, with one (frugal) those bringing
+//! both members to the goal at the least cost come first.
+//!
+//! The best change is the least of all the changes looked at, compared as tuples (which
+//! of the partitions with equal lags a bisection lands on depends on their order in the
+//! member's list: that order is kept exactly).
+
+use crate::exact::{bisect_left, bisect_right, ge, le, to_float, Goal};
+use crate::placement::{ByTopic, Placement, NONE};
+
+/// A change, compared element by element: `[0, cost, partitions moved, shift, o, x, y]`
+/// for one that brings both members to the goal, else `[1, larger lag after, cost,
+/// partitions moved, o, x, y]`. `o` takes `x` from `h`; `h` takes `y` back from `o`, or
+/// nothing when `y` is -1.
+pub type Change = [i128; 7];
+
+/// Two members weighed against each other: `h` and a lighter `o`.
+struct Pair {
+    h: usize,
+    o: usize,
+    low: i128,
+    gap: i128,
+    /// A shift of lag in `[need, room]` brings both members to the goal.
+    need: Goal,
+    room: Goal,
+    goal: Option<Goal>,
+}
+
+impl Pair {
+    fn new(placement: &Placement<'_>, h: usize, o: usize, goal: Option<Goal>) -> Pair {
+        let top = placement.load[h];
+        let low = placement.load[o];
+        let (need, room) = match goal {
+            Some(g) => (g.subtracted_from(top), g.minus(low)),
+            None => (Goal::Float(1.0), Goal::Float(0.0)),
+        };
+        Pair {
+            h,
+            o,
+            low,
+            gap: top - low,
+            need,
+            room,
+            goal,
+        }
+    }
+
+    /// Keep in `best` the lesser of it and the change moving `x` to `o` (and `y`, if not
+    /// -1, back to `h`) at cost `c`.
+    fn consider(&self, best: &mut Option<Change>, lags: &[i128], c: i128, x: u32, y: i64) {
+        let back = if y >= 0 { lags[y as usize] } else { 0 };
+        let d = lags[x as usize] - back;
+        let moves = if y < 0 { 1 } else { 2 };
+        let (x, y, o) = (i128::from(x), i128::from(y), self.o as i128);
+        let change = if ge(d, self.need) && le(d, self.room) {
+            [0, c, moves, d, o, x, y]
+        } else {
+            [1, self.low + (self.gap - d).max(d), c, moves, o, x, y]
+        };
+        if best.is_none_or(|known| change < known) {
+            *best = Some(change);
+        }
+    }
+}
+
+impl Placement<'_> {
+    pub fn apply_change(&mut self, h: usize, change: &Change) {
+        let (o, x, y) = (change[4] as usize, change[5] as u32, change[6]);
+        self.move_to(x, o);
+        if y >= 0 {
+            self.move_to(y as u32, h);
+        }
+    }
+
+    /// The change between `h` and a lighter `o` that leaves the larger of their lags lowest.
+    ///
+    /// `mine`: what `h` holds by topic. Charges `work` with the partitions looked at and
+    /// `topic_work` per topic.
+    #[allow(clippy::too_many_arguments)]
+    pub fn best_change(
+        &mut self,
+        h: usize,
+        o: usize,
+        mine: &ByTopic,
+        work: &mut i64,
+        topic_work: i64,
+        goal: Option<Goal>,
+        uneven: bool,
+    ) -> Option<Change> {
+        let theirs = self.held_by_topic(o);
+        for (i, &t) in mine.topics.iter().enumerate() {
+            self.slot_h[t as usize] = i as u32;
+        }
+        for (i, &t) in theirs.topics.iter().enumerate() {
+            self.slot_o[t as usize] = i as u32;
+        }
+        let pair = Pair::new(self, h, o, goal);
+        let base = self.group.base;
+        let hands_over = uneven || self.held[o].len() + 1 == self.held[h].len();
+        let mut spent = self.held[o].len() as i64;
+        let mut best: Option<Change> = None;
+        let mut h_extras: Vec<usize> = Vec::new();
+        let mut lone: Vec<(u32, u32)> = Vec::new(); // topics where each holds one: (x, y)
+        for (i, &t) in mine.topics.iter().enumerate() {
+            if !self.group.subscribes(o, t) {
+                continue;
+            }
+            let hx = mine.group(i);
+            let oy = match self.slot_o[t as usize] {
+                NONE => &[][..],
+                j => theirs.group(j as usize),
+            };
+            let (nx, ny) = (hx.len() as i64, oy.len() as i64);
+            spent += nx + ny + topic_work;
+            if nx == 1 && ny == 1 {
+                lone.push((hx[0], oy[0]));
+            } else {
+                self.better(&mut best, &pair, hx, Some(oy));
+            }
+            let b = base[t as usize];
+            if nx == b + 1 && ny == b {
+                if hands_over {
+                    self.better(&mut best, &pair, hx, None);
+                }
+                h_extras.push(i);
+            }
+        }
+        let mut o_extras: Vec<usize> = Vec::new();
+        for (j, &t) in theirs.topics.iter().enumerate() {
+            let b = base[t as usize];
+            let mine_of_t = match self.slot_h[t as usize] {
+                NONE => 0,
+                i => mine.group(i as usize).len() as i64,
+            };
+            if theirs.group(j).len() as i64 == b + 1
+                && self.group.subscribes(h, t)
+                && mine_of_t == b
+            {
+                o_extras.push(j);
+            }
+        }
+        for &i in &h_extras {
+            for &j in &o_extras {
+                let (hx, oy) = (mine.group(i), theirs.group(j));
+                spent += hx.len() as i64 + oy.len() as i64 + topic_work;
+                self.better(&mut best, &pair, hx, Some(oy));
+            }
+        }
+        for &(x, y) in &lone {
+            self.better_swap(&mut best, &pair, x, y);
+        }
+        for &t in &mine.topics {
+            self.slot_h[t as usize] = NONE;
+        }
+        for &t in &theirs.topics {
+            self.slot_o[t as usize] = NONE;
+        }
+        *work -= spent;
+        best
+    }
+
+    /// One partition of each, `x` of `h` for `y` of `o`: `better` with one of each.
+    fn better_swap(&self, best: &mut Option<Change>, pair: &Pair, x: u32, y: u32) {
+        let lags = self.group.lags;
+        let c = self.cost(x, pair.o) + self.cost(y, pair.h);
+        if pair.goal.is_none() && c > 0 {
+            return;
+        }
+        let d = lags[x as usize] - lags[y as usize];
+        if 0 < d && d < pair.gap {
+            pair.consider(best, lags, c, x, i64::from(y));
+        }
+    }
+
+    /// Keep in `best` the lesser of it and the best change that moves one of `gives` to
+    /// `o`: with `takes`, `o` gives back one of it; with None, nothing.
+    fn better(&self, best: &mut Option<Change>, pair: &Pair, gives: &[u32], takes: Option<&[u32]>) {
+        let lags = self.group.lags;
+        let (h, o, gap, goal) = (pair.h, pair.o, pair.gap, pair.goal);
+        let Some(takes) = takes else {
+            for &x in gives {
+                let c = self.cost(x, o);
+                let lx = lags[x as usize];
+                if 0 < lx && lx < gap && (goal.is_some() || c <= 0) {
+                    pair.consider(best, lags, c, x, -1);
+                }
+            }
+            return;
+        };
+        if takes.is_empty() || gives.is_empty() {
+            return;
+        }
+        // the cheapest pairs are searched class by class of what each partition costs
+        let give_by = by_cost(gives, |x| self.cost(x, o));
+        let take_by = by_cost(takes, |y| self.cost(y, h));
+        let half = to_float(gap) / 2.0;
+        let narrow = goal.is_some_and(Goal::is_true);
+        let mut back_lags: Vec<i128> = Vec::new();
+        for (cy, back) in take_by.iter() {
+            let mut back = back.clone();
+            back.sort_by_key(|&y| lags[y as usize]); // stable: equal lags keep their order
+            back_lags.clear();
+            back_lags.extend(back.iter().map(|&y| lags[y as usize]));
+            for (cx, xs) in give_by.iter() {
+                if goal.is_none() && cx + cy > 0 {
+                    continue;
+                }
+                for &x in xs {
+                    let lx = lags[x as usize];
+                    let i = bisect_left(&back_lags, Goal::Float(to_float(lx) - half)) as isize;
+                    let third = if narrow {
+                        bisect_right(&back_lags, pair.need.subtracted_from(lx)) as isize - 1
+                    } else {
+                        -1
+                    };
+                    for j in [i - 1, i, third] {
+                        if j < 0 || j as usize >= back.len() {
+                            continue;
+                        }
+                        let d = lx - back_lags[j as usize];
+                        if 0 < d && d < gap {
+                            pair.consider(best, lags, cx + cy, x, i64::from(back[j as usize]));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `parts` split by cost (-1, 0 or 1), each class in the order of `parts`; empty classes
+/// left out.
+fn by_cost(parts: &[u32], cost: impl Fn(u32) -> i128) -> Vec<(i128, Vec<u32>)> {
+    let mut classes: Vec<(i128, Vec<u32>)> = Vec::new();
+    for &x in parts {
+        let c = cost(x);
+        match classes.iter_mut().find(|(known, _)| *known == c) {
+            Some((_, members)) => members.push(x),
+            None => classes.push((c, vec![x])),
+        }
+    }
+    classes
+}

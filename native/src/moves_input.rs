@@ -1,0 +1,218 @@
+//! The local moves' arguments checked, the moves run, and what changed handed back.
+
+use crate::exact::Goal;
+use crate::input::Invalid;
+use crate::moves::{lower_max_lag, Rules, Tuning};
+use crate::placement::{Group, Placement};
+
+/// One group's placement as the caller holds it.
+pub struct MovesInput {
+    /// Per flat partition.
+    pub lags: Vec<i128>,
+    /// The topics' first flat positions, and their end.
+    pub topic_starts: Vec<i64>,
+    /// Per subscription: its topics and its members.
+    pub subscriptions: Vec<(Vec<i64>, Vec<i64>)>,
+    /// Per topic, the base count P // C.
+    pub base: Vec<i64>,
+    /// Per flat partition, its previous owner or -1; None when nobody owned anything.
+    pub previous: Option<Vec<i64>>,
+    /// Per member, the flat partitions it holds, in order.
+    pub held: Vec<Vec<i64>>,
+}
+
+/// The members whose partitions changed (ascending), with their partitions in order and
+/// their lags; the partitions whose owner changed (ascending), with their new owners.
+pub struct Outcome {
+    pub members: Vec<u32>,
+    pub held: Vec<Vec<u32>>,
+    pub loads: Vec<i128>,
+    pub moved: Vec<u32>,
+    pub owners: Vec<u32>,
+}
+
+pub fn run(
+    input: &MovesInput,
+    rules: &Rules,
+    stop_at: Goal,
+    work: i64,
+    tuning: &Tuning,
+) -> Result<Outcome, Invalid> {
+    let partitions = input.lags.len();
+    let bounds = topic_bounds(&input.topic_starts, partitions)?;
+    let topics = bounds.len() - 1;
+    if input.base.len() != topics {
+        return Err(Invalid(format!(
+            "base has {} entries but topic_starts describes {topics} topics",
+            input.base.len()
+        )));
+    }
+    if let Some(t) = input.base.iter().position(|&b| b < 0) {
+        return Err(Invalid(format!("base[{t}] is {}: below 0", input.base[t])));
+    }
+    let members = input.held.len();
+    let mut topic_of = vec![0u32; partitions];
+    for (t, pair) in bounds.windows(2).enumerate() {
+        topic_of[pair[0]..pair[1]].fill(t as u32);
+    }
+    let (subscription_of, subscriptions) = subscriptions_of(&input.subscriptions, topics, members)?;
+    if let Some(previous) = &input.previous {
+        check_previous(previous, partitions, members)?;
+    }
+    let held = held_of(&input.held, partitions)?;
+    let group = Group {
+        lags: &input.lags,
+        topic_of,
+        subscription_of,
+        subscriptions,
+        base: &input.base,
+        previous: input.previous.as_deref(),
+    };
+    let mut placement = Placement::new(group, held);
+    let before = placement.owner.clone();
+    if members > 0 {
+        lower_max_lag(&mut placement, rules, stop_at, work, tuning);
+    }
+    let mut changed = vec![false; members];
+    let mut outcome = Outcome {
+        members: Vec::new(),
+        held: Vec::new(),
+        loads: Vec::new(),
+        moved: Vec::new(),
+        owners: Vec::new(),
+    };
+    for (x, (&was, &now)) in before.iter().zip(&placement.owner).enumerate() {
+        if was != now {
+            outcome.moved.push(x as u32);
+            outcome.owners.push(now);
+            changed[was as usize] = true;
+            changed[now as usize] = true;
+        }
+    }
+    for (m, _) in changed.iter().enumerate().filter(|(_, &c)| c) {
+        outcome.members.push(m as u32);
+        outcome.held.push(std::mem::take(&mut placement.held[m]));
+        outcome.loads.push(placement.load[m]);
+    }
+    Ok(outcome)
+}
+
+/// The topics' bounds: `topic_starts` checked to run from 0, ascending, to `partitions`.
+fn topic_bounds(starts: &[i64], partitions: usize) -> Result<Vec<usize>, Invalid> {
+    if partitions > u32::MAX as usize {
+        return Err(Invalid(format!(
+            "lags has {partitions} partitions, more than {} (the most one group can hold)",
+            u32::MAX
+        )));
+    }
+    if starts.first() != Some(&0) {
+        return Err(Invalid(format!(
+            "topic_starts must start at 0, got {:?}",
+            starts.first()
+        )));
+    }
+    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
+        return Err(Invalid(format!(
+            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
+            starts[t],
+            t - 1,
+            starts[t - 1]
+        )));
+    }
+    let last = starts[starts.len() - 1];
+    if usize::try_from(last).ok() != Some(partitions) {
+        return Err(Invalid(format!(
+            "topic_starts ends at {last} but lags has {partitions} partitions: they must match"
+        )));
+    }
+    Ok(starts.iter().map(|&s| s as usize).collect())
+}
+
+/// Per member its subscription's number, and per subscription its topics ascending.
+#[allow(clippy::type_complexity)]
+fn subscriptions_of(
+    given: &[(Vec<i64>, Vec<i64>)],
+    topics: usize,
+    members: usize,
+) -> Result<(Vec<u32>, Vec<Vec<u32>>), Invalid> {
+    let mut of = vec![u32::MAX; members];
+    let mut out = Vec::with_capacity(given.len());
+    for (s, (its_topics, its_members)) in given.iter().enumerate() {
+        let mut numbers = Vec::with_capacity(its_topics.len());
+        for &t in its_topics {
+            if t < 0 || t as usize >= topics {
+                return Err(Invalid(format!(
+                    "subscription {s} names topic {t}: not a topic number (0 to {})",
+                    topics as i64 - 1
+                )));
+            }
+            numbers.push(t as u32);
+        }
+        numbers.sort_unstable();
+        numbers.dedup();
+        out.push(numbers);
+        for &m in its_members {
+            if m < 0 || m as usize >= members {
+                return Err(Invalid(format!(
+                    "subscription {s} names member {m}: not a member number (0 to {})",
+                    members as i64 - 1
+                )));
+            }
+            if of[m as usize] != u32::MAX {
+                return Err(Invalid(format!(
+                    "member {m} is in subscriptions {} and {s}: each member has one",
+                    of[m as usize]
+                )));
+            }
+            of[m as usize] = s as u32;
+        }
+    }
+    if let Some(m) = of.iter().position(|&s| s == u32::MAX) {
+        return Err(Invalid(format!("member {m} is in no subscription")));
+    }
+    Ok((of, out))
+}
+
+fn check_previous(previous: &[i64], partitions: usize, members: usize) -> Result<(), Invalid> {
+    if previous.len() != partitions {
+        return Err(Invalid(format!(
+            "previous has {} entries but there are {partitions} partitions",
+            previous.len()
+        )));
+    }
+    if let Some(x) = previous.iter().position(|&m| m < -1 || m >= members as i64) {
+        return Err(Invalid(format!(
+            "previous[{x}] is {}: not a member number (0 to {}) nor -1 (nobody)",
+            previous[x],
+            members as i64 - 1
+        )));
+    }
+    Ok(())
+}
+
+/// Each member's partitions as flat numbers, each partition held by one member at most.
+fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<Vec<Vec<u32>>, Invalid> {
+    let mut holder = vec![u32::MAX; partitions];
+    let mut out = Vec::with_capacity(held.len());
+    for (m, parts) in held.iter().enumerate() {
+        let mut its = Vec::with_capacity(parts.len());
+        for &x in parts {
+            if x < 0 || x as usize >= partitions {
+                return Err(Invalid(format!(
+                    "held[{m}] holds {x}: not a flat partition number (0 to {})",
+                    partitions as i64 - 1
+                )));
+            }
+            if holder[x as usize] != u32::MAX {
+                return Err(Invalid(format!(
+                    "partition {x} is held twice: by member {} and by member {m}",
+                    holder[x as usize]
+                )));
+            }
+            holder[x as usize] = m as u32;
+            its.push(x as u32);
+        }
+        out.push(its);
+    }
+    Ok(out)
+}
