@@ -175,14 +175,24 @@ fn stalled(tops: &[i128], top: i128, steps: usize, gain: f64) -> bool {
 fn even_out(placement: &mut Placement<'_>, work: &mut i64, tuning: &Tuning) -> usize {
     let mut changes = 0;
     let mut progress = true;
-    let mut order: Vec<usize> = Vec::new();
+    // most loaded first, equal lags by member number; after a change only its two
+    // members move in it, so they alone are put back in their places
+    let mut order: Vec<usize> = (0..placement.load.len()).collect();
+    let mut changed: Option<(usize, usize)> = None;
     while progress && *work > 0 {
         progress = false;
-        // most loaded first, equal lags by member number
-        order.clear();
-        order.extend(0..placement.load.len());
         let load = &placement.load;
-        order.sort_by(|&a, &b| load[b].cmp(&load[a]).then(a.cmp(&b)));
+        let heavier_first = |&m: &usize| (std::cmp::Reverse(load[m]), m);
+        match changed.take() {
+            None => order.sort_by_key(heavier_first),
+            Some((a, b)) => {
+                order.retain(|&m| m != a && m != b);
+                for m in [a, b] {
+                    let at = order.partition_point(|n| heavier_first(n) < heavier_first(&m));
+                    order.insert(at, m);
+                }
+            }
+        }
         *work -= placement.load.len() as i64;
         for (i, &a) in order.iter().enumerate() {
             let mine = placement.held_by_topic(a);
@@ -195,6 +205,7 @@ fn even_out(placement: &mut Placement<'_>, work: &mut i64, tuning: &Tuning) -> u
                     placement.best_change(a, b, &mine, work, tuning.topic_work, None, false);
                 if let Some(change) = change {
                     placement.apply_change(a, &change);
+                    changed = Some((a, change[4] as usize));
                     changes += 1;
                     progress = true;
                     break;
