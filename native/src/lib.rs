@@ -2,8 +2,10 @@
 //!
 //! `assignment_json` writes an answer's `assignment` JSON straight from the owner array of
 //! the balanced strategy (owner member number per flat partition), instead of building a
-//! dict of lists in Python and encoding it. The work itself is pure Rust (`plan`, `write`);
-//! this file turns the Python arguments into slices, with clear errors for bad ones.
+//! dict of lists in Python and encoding it. `deal_rounds` is the balanced strategy's deal
+//! in rounds, `lower_max_lag` its local moves. The work itself is pure Rust (`plan`,
+//! `write`; `deal`; `moves` and what it calls); this file turns the Python arguments into
+//! slices, with clear errors for bad ones.
 
 mod changes;
 mod deal;
@@ -126,7 +128,7 @@ fn deal_rounds(
 /// order and their lags, and the partitions whose owner changed (ascending) with their new
 /// owners. The moves themselves are `moves.rs`.
 ///
-/// `lags`: per flat partition, an int64 buffer or a sequence of int (up to 2^127).
+/// `lags`: per flat partition, an int64 buffer or a sequence of int (each an int64).
 /// `topic_starts`: T + 1 ints from 0 to len(lags). `subscriptions`: a sequence of
 /// `(topics, members)`, every member in one. `base`: per topic, the base count P // C.
 /// `previous`: per flat partition its previous owner or -1, or None. `held`: per member,
@@ -188,16 +190,19 @@ fn lower_max_lag<'py>(
         .into_pyobject(py)
 }
 
-/// An int (up to 2^127) or a float, as Python compares it.
+/// An int (within ±2^100, beyond any group's lag) or a float, as Python compares it.
 fn goal_of(value: &Bound<'_, PyAny>) -> PyResult<Goal> {
     if let Ok(float) = value.cast::<PyFloat>() {
         return Ok(Goal::Float(float.value()));
     }
     if value.is_instance_of::<PyInt>() {
-        return value
-            .extract::<i128>()
-            .map(Goal::Int)
-            .map_err(|_| PyValueError::new_err(format!("stop_at is {value}: beyond 2**127")));
+        const REACH: i128 = 1 << 100;
+        return match value.extract::<i128>() {
+            Ok(v) if (-REACH..=REACH).contains(&v) => Ok(Goal::Int(v)),
+            _ => Err(PyValueError::new_err(format!(
+                "stop_at is {value}: an int goal must be within ±2**100"
+            ))),
+        };
     }
     Err(not_a_wanted(value, "stop_at", "an int or a float"))
 }
@@ -230,16 +235,16 @@ fn tuning_of(tuning: &Bound<'_, PyAny>) -> PyResult<Tuning> {
     }
     Ok(Tuning {
         partners: count(tuning, "partners", 0)? as usize,
-        topic_work: read(tuning, "topic_work")?,
-        evening_rounds: read(tuning, "evening_rounds")?,
-        evening_work: read(tuning, "evening_work")?,
+        topic_work: count(tuning, "topic_work", 0)?,
+        evening_rounds: count(tuning, "evening_rounds", 0)?,
+        evening_work: count(tuning, "evening_work", 0)?,
         stall_steps: count(tuning, "stall_steps", 1)? as usize,
         stall_gain: fraction(tuning, "stall_gain")?,
         split: SplitLimits {
             max_partitions: count(tuning, "split_max_partitions", 0)? as usize,
             max_tries: count(tuning, "split_max_tries", 0)? as u64,
         },
-        split_work: read(tuning, "split_work")?,
+        split_work: count(tuning, "split_work", 0)?,
     })
 }
 

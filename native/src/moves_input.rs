@@ -39,6 +39,13 @@ pub fn run(
     tuning: &Tuning,
 ) -> Result<Outcome, Invalid> {
     let partitions = input.lags.len();
+    let int64 = i128::from(i64::MIN)..=i128::from(i64::MAX);
+    if let Some(x) = input.lags.iter().position(|lag| !int64.contains(lag)) {
+        return Err(Invalid(format!(
+            "lags[{x}] is {}: a lag is an int64 (a Kafka offset difference)",
+            input.lags[x]
+        )));
+    }
     let bounds = topic_bounds(&input.topic_starts, partitions)?;
     let topics = bounds.len() - 1;
     if input.base.len() != topics {
@@ -47,8 +54,13 @@ pub fn run(
             input.base.len()
         )));
     }
-    if let Some(t) = input.base.iter().position(|&b| b < 0) {
-        return Err(Invalid(format!("base[{t}] is {}: below 0", input.base[t])));
+    let counts = 0..=i64::from(u32::MAX);
+    if let Some(t) = input.base.iter().position(|b| !counts.contains(b)) {
+        return Err(Invalid(format!(
+            "base[{t}] is {}: a count of partitions, 0 to {}",
+            input.base[t],
+            u32::MAX
+        )));
     }
     let members = input.held.len();
     let mut topic_of = vec![0u32; partitions];

@@ -95,19 +95,20 @@ def lower_max_lag(
 ) -> tuple[list[int], list[list[int]], list[int], list[int], list[int]]:
     """The balanced strategy's local moves: what they changed in the placement given.
 
-    The placement: ``lags`` per flat partition (int64 buffer, or ints up to 2**127),
+    The placement: ``lags`` per flat partition (int64 buffer, or a sequence of int64s),
     ``topic_starts`` (one entry per topic plus one, 0 to ``len(lags)``), the
     ``subscriptions`` as ``(topics, members)`` (every member in one), ``base`` (per
     topic, P // C), ``previous`` (per flat partition, its previous owner or -1; None
     when nobody owned anything) and ``held`` (per member, its flat partitions in
-    order). The moves lower the largest member lag toward ``stop_at`` (int or float,
-    compared exactly), looking at ``work`` partitions at most; ``frugal`` and ``uneven``
-    are the rule set's flags. Returns ``(members, held, loads, moved, owners)``: the
-    members whose partitions changed (ascending), each one's partitions in order and its
-    lag, and the partitions whose owner changed (ascending) with their new owner.
+    order). The moves lower the largest member lag toward ``stop_at`` (an int within
+    ±2**100 or a float, compared exactly), looking at ``work`` partitions at most;
+    ``frugal`` and ``uneven`` are the rule set's flags. Returns ``(members, held, loads,
+    moved, owners)``: the members whose partitions changed (ascending), each one's
+    partitions in order and its lag, and the partitions whose owner changed (ascending)
+    with their new owner.
 
     Raises TypeError for an argument of the wrong type and ValueError for wrong values
     (a partition or member number out of range, a partition held twice, a member in no
-    subscription or in two, ``topic_starts`` not matching ``lags``, a tuning constant
-    out of range).
+    subscription or in two, ``topic_starts`` not matching ``lags``, a lag beyond int64, a
+    tuning constant out of range).
     """
