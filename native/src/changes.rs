@@ -64,9 +64,13 @@ impl Pair {
 
     /// Keep in `best` the lesser of it and the change moving `x` to `o` (and `y`, if not
     /// -1, back to `h`) at cost `c`.
-    fn consider(&self, best: &mut Option<Change>, lags: &[i128], c: i128, x: u32, y: i64) {
-        let back = if y >= 0 { lags[y as usize] } else { 0 };
-        let d = lags[x as usize] - back;
+    fn consider(&self, best: &mut Option<Change>, lags: &[i64], c: i128, x: u32, y: i64) {
+        let back = if y >= 0 {
+            i128::from(lags[y as usize])
+        } else {
+            0
+        };
+        let d = i128::from(lags[x as usize]) - back;
         let moves = if y < 0 { 1 } else { 2 };
         let (x, y, o) = (i128::from(x), i128::from(y), self.o as i128);
         let change = if ge(d, self.need) && le(d, self.room) {
@@ -183,7 +187,7 @@ impl Placement<'_> {
         if pair.goal.is_none() && c > 0 {
             return;
         }
-        let d = lags[x as usize] - lags[y as usize];
+        let d = i128::from(lags[x as usize]) - i128::from(lags[y as usize]);
         if 0 < d && d < pair.gap {
             pair.consider(best, lags, c, x, i64::from(y));
         }
@@ -197,7 +201,7 @@ impl Placement<'_> {
         let Some(takes) = takes else {
             for &x in gives {
                 let c = self.cost(x, o);
-                let lx = lags[x as usize];
+                let lx = i128::from(lags[x as usize]);
                 if 0 < lx && lx < gap && (goal.is_some() || c <= 0) {
                     pair.consider(best, lags, c, x, -1);
                 }
@@ -217,13 +221,13 @@ impl Placement<'_> {
             let mut back = back.clone();
             back.sort_by_key(|&y| lags[y as usize]); // stable: equal lags keep their order
             back_lags.clear();
-            back_lags.extend(back.iter().map(|&y| lags[y as usize]));
+            back_lags.extend(back.iter().map(|&y| i128::from(lags[y as usize])));
             for (cx, xs) in give_by.iter() {
                 if goal.is_none() && cx + cy > 0 {
                     continue;
                 }
                 for &x in xs {
-                    let lx = lags[x as usize];
+                    let lx = i128::from(lags[x as usize]);
                     let i = bisect_left(&back_lags, Goal::Float(to_float(lx) - half)) as isize;
                     let third = if narrow {
                         bisect_right(&back_lags, pair.need.subtracted_from(lx)) as isize - 1

@@ -154,7 +154,7 @@ fn lower_max_lag<'py>(
     tuning: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let input = MovesInput {
-        lags: wide_ints(py, lags, "lags")?,
+        lags: ints(py, lags, "lags")?,
         topic_starts: starts_of(py, topic_starts)?,
         subscriptions: subscriptions.extract().map_err(|err| {
             PyTypeError::new_err(format!(

@@ -3,12 +3,12 @@
 use crate::exact::Goal;
 use crate::input::Invalid;
 use crate::moves::{lower_max_lag, Rules, Tuning};
-use crate::placement::{Group, Placement};
+use crate::placement::{Group, Placement, NONE};
 
 /// One group's placement as the caller holds it.
 pub struct MovesInput {
     /// Per flat partition.
-    pub lags: Vec<i128>,
+    pub lags: Vec<i64>,
     /// The topics' first flat positions, and their end.
     pub topic_starts: Vec<i64>,
     /// Per subscription: its topics and its members.
@@ -39,13 +39,6 @@ pub fn run(
     tuning: &Tuning,
 ) -> Result<Outcome, Invalid> {
     let partitions = input.lags.len();
-    let int64 = i128::from(i64::MIN)..=i128::from(i64::MAX);
-    if let Some(x) = input.lags.iter().position(|lag| !int64.contains(lag)) {
-        return Err(Invalid(format!(
-            "lags[{x}] is {}: a lag is an int64 (a Kafka offset difference)",
-            input.lags[x]
-        )));
-    }
     let bounds = topic_bounds(&input.topic_starts, partitions)?;
     let topics = bounds.len() - 1;
     if input.base.len() != topics {
@@ -71,7 +64,7 @@ pub fn run(
     if let Some(previous) = &input.previous {
         check_previous(previous, partitions, members)?;
     }
-    let held = held_of(&input.held, partitions)?;
+    let (held, owner) = held_of(&input.held, partitions)?;
     let group = Group {
         lags: &input.lags,
         topic_of,
@@ -80,7 +73,7 @@ pub fn run(
         base: &input.base,
         previous: input.previous.as_deref(),
     };
-    let mut placement = Placement::new(group, held);
+    let mut placement = Placement::new(group, held, owner);
     let before = placement.owner.clone();
     if members > 0 {
         lower_max_lag(&mut placement, rules, stop_at, work, tuning);
@@ -202,9 +195,11 @@ fn check_previous(previous: &[i64], partitions: usize, members: usize) -> Result
     Ok(())
 }
 
-/// Each member's partitions as flat numbers, each partition held by one member at most.
-fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<Vec<Vec<u32>>, Invalid> {
-    let mut holder = vec![u32::MAX; partitions];
+/// Each member's partitions as flat numbers, and each partition's holder (or NONE): each
+/// partition is held by one member at most.
+#[allow(clippy::type_complexity)]
+fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<(Vec<Vec<u32>>, Vec<u32>), Invalid> {
+    let mut holder = vec![NONE; partitions];
     let mut out = Vec::with_capacity(held.len());
     for (m, parts) in held.iter().enumerate() {
         let mut its = Vec::with_capacity(parts.len());
@@ -215,7 +210,7 @@ fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<Vec<Vec<u32>>, Invali
                     partitions as i64 - 1
                 )));
             }
-            if holder[x as usize] != u32::MAX {
+            if holder[x as usize] != NONE {
                 return Err(Invalid(format!(
                     "partition {x} is held twice: by member {} and by member {m}",
                     holder[x as usize]
@@ -226,5 +221,5 @@ fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<Vec<Vec<u32>>, Invali
         }
         out.push(its);
     }
-    Ok(out)
+    Ok((out, holder))
 }

@@ -81,13 +81,13 @@ impl Placement<'_> {
         let pooled: i128 = pools
             .iter()
             .flat_map(|(_, p)| p)
-            .map(|&x| lags[x as usize])
+            .map(|&x| i128::from(lags[x as usize]))
             .sum();
         let mine_lag: i128 = pools
             .iter()
             .flat_map(|(_, p)| p)
             .filter(|&&x| owned_by_h(x))
-            .map(|&x| lags[x as usize])
+            .map(|&x| i128::from(lags[x as usize]))
             .sum();
         let mine_count = pools
             .iter()
@@ -188,7 +188,10 @@ impl Placement<'_> {
             for_each_combination(pool.len(), k as usize, |chosen| {
                 out.push(Part {
                     count: k,
-                    lag: chosen.iter().map(|&i| lags[pool[i] as usize]).sum(),
+                    lag: chosen
+                        .iter()
+                        .map(|&i| i128::from(lags[pool[i] as usize]))
+                        .sum(),
                     cost: spread + chosen.iter().map(|&i| to_h[i] - to_o[i]).sum::<i128>(),
                     parts: chosen.iter().map(|&i| pool[i]).collect(),
                 });

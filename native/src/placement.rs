@@ -29,7 +29,7 @@ impl ByTopic {
 /// The group the moves work in: fixed while they run.
 pub struct Group<'a> {
     /// Per flat partition.
-    pub lags: &'a [i128],
+    pub lags: &'a [i64],
     pub topic_of: Vec<u32>,
     /// Per member, its subscription's number.
     pub subscription_of: Vec<u32>,
@@ -62,18 +62,20 @@ pub struct Placement<'a> {
 }
 
 impl<'a> Placement<'a> {
-    /// `held`: each member's partitions, in order; every partition held at most once.
-    pub fn new(group: Group<'a>, held: Vec<Vec<u32>>) -> Placement<'a> {
+    /// `held`: each member's partitions, in order; `owner`: the member holding each
+    /// partition, or NONE (every partition held at most once).
+    pub fn new(group: Group<'a>, held: Vec<Vec<u32>>, owner: Vec<u32>) -> Placement<'a> {
         // one entry per topic: every topic number is below base.len() (checked by the caller)
         let topics = group.base.len();
-        let mut owner = vec![NONE; group.lags.len()];
-        let mut load = vec![0i128; held.len()];
-        for (m, parts) in held.iter().enumerate() {
-            for &x in parts {
-                owner[x as usize] = m as u32;
-                load[m] += group.lags[x as usize];
-            }
-        }
+        let load = held
+            .iter()
+            .map(|parts| {
+                parts
+                    .iter()
+                    .map(|&x| i128::from(group.lags[x as usize]))
+                    .sum()
+            })
+            .collect();
         Placement {
             group,
             owner,
@@ -92,7 +94,7 @@ impl<'a> Placement<'a> {
         if let Some(at) = held.iter().position(|&y| y == x) {
             held.remove(at);
         }
-        let lag = self.group.lags[x as usize];
+        let lag = i128::from(self.group.lags[x as usize]);
         self.load[m] -= lag;
         self.by_topic[m] = None;
         self.owner[x as usize] = to as u32;
