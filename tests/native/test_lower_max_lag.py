@@ -151,7 +151,7 @@ def test_the_compiled_moves_leave_the_placement_the_reference_leaves(case: Case)
     check_same(case)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(cases(tight=True))
 def test_the_compiled_moves_stop_where_the_reference_stops_on_tight_budgets(case: Case) -> None:
     check_same(case)
@@ -177,6 +177,37 @@ def many_equal_lags(members: int, topics: int, per_topic: int) -> Case:
 
 def test_a_larger_group_with_many_ties_matches_the_reference() -> None:
     check_same(many_equal_lags(members=12, topics=5, per_topic=30))
+
+
+def test_the_work_charged_per_resplit_tried_decides_where_the_moves_stop() -> None:
+    # found by the property: with one unit charged per re-split tried (none can succeed,
+    # split_max_partitions is 0) the budget runs out a step earlier than without
+    topics = {"t0": ("t0",), "t1": ("t1",), "both": ("t0", "t1")}
+    subscriptions = ["t0", "t0", "t0", "t1", "both", "both"]
+    members = [Member(f"m{m}", topics[s]) for m, s in enumerate(subscriptions)]
+    lags = {"t0": [0, 0, 0, 0], "t1": [0, 0, 0, 0, 0, 1, 1, 0]}
+    index = GroupIndex(make_rebalance(members, {"t0": 4, "t1": 8}, lags))
+    owners = [0, 0, 0, 0, 3, 3, 3, 3, 3, 5, 5, 4]
+    tight = replace(
+        TUNING,
+        move_budget=21,
+        partners=1,
+        topic_work=0,
+        evening_rounds=1,
+        evening_work=9,
+        stall_steps=1,
+        split_max_partitions=0,
+        split_max_tries=0,
+    )
+    answers = []
+    for split_work in (1, 0):
+        tuning = replace(tight, split_work=split_work)
+        case = Case(index, owners, list(range(12)), None, [0, 2], COSTLESS, 0.0, tuning)
+        check_same(case)
+        placement = case.placement()
+        lower_max_lag(placement, [0, 2], COSTLESS, stop_at=0.0, tuning=tuning)
+        answers.append(placement.held)
+    assert answers[0] != answers[1]
 
 
 def test_the_goal_is_compared_exactly_beyond_2_53() -> None:
