@@ -1,7 +1,7 @@
 //! Numbers as the local moves meet them, compared the way Python compares them.
 //!
-//! Lags and lag sums are exact integers (i128: a partition's lag is at most 2^63 - 1, a
-//! group at most 2^32 partitions). A goal is an int or a float (`Goal`). An int is never
+//! Lags are int64 and lag sums exact i128 (a partition's lag is at most 2^63 - 1, a group
+//! at most 2^32 partitions). A goal is an int or a float (`Goal`). An int is never
 //! rounded to a float to be compared with one: `2^53 + 1 > 2.0^53` holds, as in Python.
 //! Arithmetic mixing the two is Python's: the int becomes the nearest float (ties to
 //! even, as `float(int)`), then the float operation runs.
