@@ -123,21 +123,23 @@ fn deal_rounds(
     out.copy_from_slice(py, &dealt)
 }
 
-/// What the balanced strategy's local moves changed: `(members, held, loads, moved,
-/// owners)`, the members whose partitions changed (ascending) with their partitions in
-/// order and their lags, and the partitions whose owner changed (ascending) with their new
-/// owners. The moves themselves are `moves.rs`.
+/// The balanced strategy's local moves, made in place: `owner` and `stamp` are updated
+/// and `(members, loads, next_stamp)` returned: the members whose partitions changed
+/// (ascending), their lags, and the next free stamp. The moves themselves are `moves.rs`.
 ///
 /// `lags`: per flat partition, an int64 buffer or a sequence of int (each an int64).
 /// `topic_starts`: T + 1 ints from 0 to len(lags). `subscriptions`: a sequence of
 /// `(topics, members)`, every member in one. `base`: per topic, the base count P // C.
-/// `previous`: per flat partition its previous owner or -1, or None. `held`: per member,
-/// the flat partitions it holds, in order. `stop_at`: int or float. `work`: the budget in
-/// partitions looked at. `tuning`: an object with the attributes `partners`,
-/// `topic_work`, `evening_rounds`, `evening_work`, `stall_steps`, `stall_gain`,
-/// `split_max_partitions`, `split_max_tries` and `split_work`.
+/// `previous`: per flat partition its previous owner or -1, or None. `members`: how many
+/// members the group has. `owner`, `stamp`: writable int64 buffers, per flat partition
+/// its member (-1: nobody) and when it came to that member (a member's partitions, in
+/// order, are its partitions by ascending stamp). `next_stamp`: the first stamp to give;
+/// the partitions of every member that changed are restamped in order from it.
+/// `stop_at`: int or float. `work`: the budget in partitions looked at. `tuning`: an
+/// object with the attributes `partners`, `topic_work`, `evening_rounds`, `evening_work`,
+/// `stall_steps`, `stall_gain`, `split_max_partitions`, `split_max_tries` and `split_work`.
 #[pyfunction]
-#[pyo3(signature = (lags, topic_starts, subscriptions, base, previous, held, stop_at, work, frugal, uneven, tuning))]
+#[pyo3(signature = (lags, topic_starts, subscriptions, base, previous, members, owner, stamp, next_stamp, stop_at, work, frugal, uneven, tuning))]
 #[allow(clippy::too_many_arguments)]
 fn lower_max_lag<'py>(
     py: Python<'py>,
@@ -146,13 +148,18 @@ fn lower_max_lag<'py>(
     subscriptions: &Bound<'py, PyAny>,
     base: &Bound<'py, PyAny>,
     previous: &Bound<'py, PyAny>,
-    held: &Bound<'py, PyAny>,
+    members: usize,
+    owner: &Bound<'py, PyAny>,
+    stamp: &Bound<'py, PyAny>,
+    next_stamp: i64,
     stop_at: &Bound<'py, PyAny>,
     work: i64,
     frugal: bool,
     uneven: bool,
     tuning: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let owner_out = writable_int64s(owner, "owner")?;
+    let stamp_out = writable_int64s(stamp, "stamp")?;
     let input = MovesInput {
         lags: ints(py, lags, "lags")?,
         topic_starts: starts_of(py, topic_starts)?,
@@ -168,11 +175,10 @@ fn lower_max_lag<'py>(
         } else {
             Some(ints(py, previous, "previous")?)
         },
-        held: held.extract().map_err(|err| {
-            PyTypeError::new_err(format!(
-                "held must be a sequence of sequences of int (per member, its partitions): {err}"
-            ))
-        })?,
+        members,
+        owner: owner_out.to_vec(py)?,
+        stamp: stamp_out.to_vec(py)?,
+        next_stamp,
     };
     let stop_at = goal_of(stop_at)?;
     let tuning = tuning_of(tuning)?;
@@ -180,14 +186,26 @@ fn lower_max_lag<'py>(
     let outcome: Outcome = py
         .detach(|| run(&input, &rules, stop_at, work, &tuning))
         .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
-    (
-        outcome.members,
-        outcome.held,
-        outcome.loads,
-        outcome.moved,
-        outcome.owners,
-    )
-        .into_pyobject(py)
+    owner_out.copy_from_slice(py, &outcome.owner)?;
+    stamp_out.copy_from_slice(py, &outcome.stamp)?;
+    (outcome.members, outcome.loads, outcome.next_stamp).into_pyobject(py)
+}
+
+/// A writable one-dimensional int64 buffer in this machine's byte order.
+fn writable_int64s(value: &Bound<'_, PyAny>, name: &str) -> PyResult<PyBuffer<i64>> {
+    let buffer = PyBuffer::<i64>::get(value)
+        .map_err(|_| not_a_wanted(value, name, "a writable one-dimensional int64 buffer"))?;
+    if buffer.readonly() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be a writable int64 buffer, got a read-only one"
+        )));
+    }
+    if buffer.dimensions() != 1 || !in_native_byte_order(buffer.format().to_bytes()) {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be a one-dimensional int64 buffer in this machine's byte order"
+        )));
+    }
+    Ok(buffer)
 }
 
 /// An int (within ±2^100, beyond any group's lag) or a float, as Python compares it.

@@ -17,18 +17,26 @@ pub struct MovesInput {
     pub base: Vec<i64>,
     /// Per flat partition, its previous owner or -1; None when nobody owned anything.
     pub previous: Option<Vec<i64>>,
-    /// Per member, the flat partitions it holds, in order.
-    pub held: Vec<Vec<i64>>,
+    /// How many members the group has.
+    pub members: usize,
+    /// Per flat partition, its owner or -1 (nobody).
+    pub owner: Vec<i64>,
+    /// Per flat partition, when it came to its owner: a member's partitions, in order,
+    /// are its partitions by ascending stamp.
+    pub stamp: Vec<i64>,
+    /// The stamp the next partition to change hands gets (then one more, and so on).
+    pub next_stamp: i64,
 }
 
-/// The members whose partitions changed (ascending), with their partitions in order and
-/// their lags; the partitions whose owner changed (ascending), with their new owners.
+/// The members whose partitions changed (ascending) with their lags; the owner and stamp
+/// of every partition after the moves (a changed member's partitions restamped in order
+/// from the input's `next_stamp`), and the next stamp after those.
 pub struct Outcome {
     pub members: Vec<u32>,
-    pub held: Vec<Vec<u32>>,
     pub loads: Vec<i128>,
-    pub moved: Vec<u32>,
-    pub owners: Vec<u32>,
+    pub owner: Vec<i64>,
+    pub stamp: Vec<i64>,
+    pub next_stamp: i64,
 }
 
 pub fn run(
@@ -55,7 +63,7 @@ pub fn run(
             u32::MAX
         )));
     }
-    let members = input.held.len();
+    let members = input.members;
     let mut topic_of = vec![0u32; partitions];
     for (t, pair) in bounds.windows(2).enumerate() {
         topic_of[pair[0]..pair[1]].fill(t as u32);
@@ -64,7 +72,13 @@ pub fn run(
     if let Some(previous) = &input.previous {
         check_previous(previous, partitions, members)?;
     }
-    let (held, owner) = held_of(&input.held, partitions)?;
+    if input.owner.len() != partitions {
+        return Err(Invalid(format!(
+            "owner has {} entries but lags has {partitions} partitions: one each",
+            input.owner.len()
+        )));
+    }
+    let (held, owner) = held_of(&input.owner, &input.stamp, members)?;
     let group = Group {
         lags: &input.lags,
         topic_of,
@@ -81,23 +95,25 @@ pub fn run(
     let mut changed = vec![false; members];
     let mut outcome = Outcome {
         members: Vec::new(),
-        held: Vec::new(),
         loads: Vec::new(),
-        moved: Vec::new(),
-        owners: Vec::new(),
+        owner: input.owner.clone(),
+        stamp: input.stamp.clone(),
+        next_stamp: input.next_stamp,
     };
     for (x, (&was, &now)) in before.iter().zip(&placement.owner).enumerate() {
         if was != now {
-            outcome.moved.push(x as u32);
-            outcome.owners.push(now);
+            outcome.owner[x] = i64::from(now);
             changed[was as usize] = true;
             changed[now as usize] = true;
         }
     }
     for (m, _) in changed.iter().enumerate().filter(|(_, &c)| c) {
         outcome.members.push(m as u32);
-        outcome.held.push(std::mem::take(&mut placement.held[m]));
         outcome.loads.push(placement.load[m]);
+        for &x in &placement.held[m] {
+            outcome.stamp[x as usize] = outcome.next_stamp;
+            outcome.next_stamp += 1;
+        }
     }
     Ok(outcome)
 }
@@ -195,31 +211,44 @@ fn check_previous(previous: &[i64], partitions: usize, members: usize) -> Result
     Ok(())
 }
 
-/// Each member's partitions as flat numbers, and each partition's holder (or NONE): each
-/// partition is held by one member at most.
+/// Each member's partitions in order (by ascending stamp; equal stamps by partition), and
+/// each partition's holder (or NONE), from the owner and stamp of every partition.
 #[allow(clippy::type_complexity)]
-fn held_of(held: &[Vec<i64>], partitions: usize) -> Result<(Vec<Vec<u32>>, Vec<u32>), Invalid> {
-    let mut holder = vec![NONE; partitions];
-    let mut out = Vec::with_capacity(held.len());
-    for (m, parts) in held.iter().enumerate() {
-        let mut its = Vec::with_capacity(parts.len());
-        for &x in parts {
-            if x < 0 || x as usize >= partitions {
-                return Err(Invalid(format!(
-                    "held[{m}] holds {x}: not a flat partition number (0 to {})",
-                    partitions as i64 - 1
-                )));
-            }
-            if holder[x as usize] != NONE {
-                return Err(Invalid(format!(
-                    "partition {x} is held twice: by member {} and by member {m}",
-                    holder[x as usize]
-                )));
-            }
-            holder[x as usize] = m as u32;
-            its.push(x as u32);
-        }
-        out.push(its);
+fn held_of(
+    owner: &[i64],
+    stamp: &[i64],
+    members: usize,
+) -> Result<(Vec<Vec<u32>>, Vec<u32>), Invalid> {
+    if stamp.len() != owner.len() {
+        return Err(Invalid(format!(
+            "stamp has {} entries but owner has {}: one each per partition",
+            stamp.len(),
+            owner.len()
+        )));
     }
-    Ok((out, holder))
+    let mut counts = vec![0usize; members];
+    for (x, &m) in owner.iter().enumerate() {
+        if m < -1 || m >= members as i64 {
+            return Err(Invalid(format!(
+                "owner[{x}] is {m}: not a member number (0 to {}) nor -1 (nobody)",
+                members as i64 - 1
+            )));
+        }
+        if m >= 0 {
+            counts[m as usize] += 1;
+        }
+    }
+    let mut held: Vec<Vec<u32>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
+    let mut holder = vec![NONE; owner.len()];
+    for (x, &m) in owner.iter().enumerate() {
+        if m >= 0 {
+            held[m as usize].push(x as u32);
+            holder[x] = m as u32;
+        }
+    }
+    for parts in &mut held {
+        // stable: ascending partitions stay in order among equal stamps
+        parts.sort_by_key(|&x| stamp[x as usize]);
+    }
+    Ok((held, holder))
 }

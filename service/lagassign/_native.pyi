@@ -86,29 +86,35 @@ def lower_max_lag(
     subscriptions: Sequence[tuple[Sequence[int], Sequence[int]]],
     base: npt.NDArray[np.int64] | Buffer | Sequence[int],
     previous: npt.NDArray[np.int64] | Buffer | Sequence[int] | None,
-    held: Sequence[Sequence[int]],
+    members: int,
+    owner: npt.NDArray[np.int64] | Buffer,
+    stamp: npt.NDArray[np.int64] | Buffer,
+    next_stamp: int,
     stop_at: float,
     work: int,
     frugal: bool,
     uneven: bool,
     tuning: MoveTuning,
-) -> tuple[list[int], list[list[int]], list[int], list[int], list[int]]:
-    """The balanced strategy's local moves: what they changed in the placement given.
+) -> tuple[list[int], list[int], int]:
+    """The balanced strategy's local moves, made in place on ``owner`` and ``stamp``.
 
     The placement: ``lags`` per flat partition (int64 buffer, or a sequence of int64s),
     ``topic_starts`` (one entry per topic plus one, 0 to ``len(lags)``), the
     ``subscriptions`` as ``(topics, members)`` (every member in one), ``base`` (per
     topic, P // C), ``previous`` (per flat partition, its previous owner or -1; None
-    when nobody owned anything) and ``held`` (per member, its flat partitions in
-    order). The moves lower the largest member lag toward ``stop_at`` (an int within
-    ±2**100 or a float, compared exactly), looking at ``work`` partitions at most;
-    ``frugal`` and ``uneven`` are the rule set's flags. Returns ``(members, held, loads,
-    moved, owners)``: the members whose partitions changed (ascending), each one's
-    partitions in order and its lag, and the partitions whose owner changed (ascending)
-    with their new owner.
+    when nobody owned anything), ``members`` (how many), and per flat partition its
+    ``owner`` (-1: nobody) and ``stamp`` (writable int64 buffers): a member's
+    partitions, in order, are its partitions by ascending stamp. The moves lower the
+    largest member lag toward ``stop_at`` (an int within ±2**100 or a float, compared
+    exactly), looking at ``work`` partitions at most; ``frugal`` and ``uneven`` are the
+    rule set's flags. ``owner`` and ``stamp`` are updated: the partitions of every member
+    that changed get new stamps in their order, counting from ``next_stamp``. Returns
+    ``(members, loads, next_stamp)``: the members whose partitions changed (ascending),
+    each one's lag, and the next free stamp.
 
-    Raises TypeError for an argument of the wrong type and ValueError for wrong values
-    (a partition or member number out of range, a partition held twice, a member in no
-    subscription or in two, ``topic_starts`` not matching ``lags``, a lag beyond int64, a
-    tuning constant out of range).
+    Raises TypeError for an argument of the wrong type (``owner`` or ``stamp`` not a
+    writable int64 buffer) and ValueError for wrong values (a member number out of
+    range, ``owner`` or ``stamp`` not one per partition, a member in no subscription or
+    in two, ``topic_starts`` not matching ``lags``, a lag beyond int64, a tuning constant
+    out of range).
     """

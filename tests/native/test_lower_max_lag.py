@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -138,7 +139,7 @@ def check_same(case: Case) -> None:
     )
     got = case.placement()
     lower_max_lag(got, list(case.base), case.rules, stop_at=case.stop_at, tuning=case.tuning)
-    assert got.owner == expected.owner
+    assert got.owner.tolist() == expected.owner.tolist()
     assert got.held == expected.held
     assert got.load == expected.load
     for m in range(len(case.index.member_ids)):  # what the cache gives matches the lists
@@ -223,6 +224,11 @@ def test_the_goal_is_compared_exactly_beyond_2_53() -> None:
     assert placement.load == [2**60 - 3, 6]
 
 
+def read_only(array: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    array.flags.writeable = False
+    return array
+
+
 def arguments(**changes: object) -> dict[str, object]:
     """Arguments of a valid call: two members, one topic of three partitions."""
     values: dict[str, object] = {
@@ -231,7 +237,10 @@ def arguments(**changes: object) -> dict[str, object]:
         "subscriptions": [([0], [0, 1])],
         "base": [1],
         "previous": None,
-        "held": [[0, 1], [2]],
+        "members": 2,
+        "owner": np.array([0, 0, 1], dtype=np.int64),
+        "stamp": np.array([0, 1, 2], dtype=np.int64),
+        "next_stamp": 3,
         "stop_at": 4.5,
         "work": 1000,
         "frugal": False,
@@ -242,16 +251,22 @@ def arguments(**changes: object) -> dict[str, object]:
     return values
 
 
-def test_a_valid_call_returns_what_changed() -> None:
-    members, held, loads, moved, owners = compiled_lower_max_lag(**arguments())  # type: ignore[arg-type]
-    assert (members, held, loads, moved, owners) == ([0, 1], [[0], [2, 1]], [5, 4], [1], [1])
+def test_a_valid_call_changes_owner_and_stamp_in_place_and_returns_what_changed() -> None:
+    given = arguments()
+    members, loads, next_stamp = compiled_lower_max_lag(**given)  # type: ignore[arg-type]
+    assert (members, loads, next_stamp) == ([0, 1], [5, 4], 6)
+    # partition 1 went to member 1: member 0 holds [0], member 1 [2, 1], restamped in order
+    assert given["owner"].tolist() == [0, 1, 1]  # type: ignore[attr-defined]
+    assert given["stamp"].tolist() == [3, 5, 4]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
     ("changes", "error", "message"),
     [
-        ({"held": [[0, 5], [2]]}, ValueError, r"held\[0\] holds 5: not a flat partition"),
-        ({"held": [[0, 1], [1]]}, ValueError, "partition 1 is held twice"),
+        ({"owner": np.array([0, 5, 1])}, ValueError, r"owner\[1\] is 5: not a member number"),
+        ({"owner": np.array([0, 1])}, ValueError, "owner has 2 entries but lags has 3"),
+        ({"stamp": np.array([0, 1])}, ValueError, "stamp has 2 entries but owner has 3"),
+        ({"members": 3}, ValueError, "member 2 is in no subscription"),
         ({"topic_starts": [0, 2]}, ValueError, "topic_starts ends at 2 but lags has 3"),
         ({"topic_starts": [1, 3]}, ValueError, "topic_starts must start at 0"),
         ({"base": [1, 1]}, ValueError, "base has 2 entries but topic_starts describes 1"),
@@ -266,7 +281,9 @@ def test_a_valid_call_returns_what_changed() -> None:
         ({"base": [-1]}, ValueError, r"base\[0\] is -1: a count of partitions"),
         ({"tuning": replace(TUNING, topic_work=-1)}, ValueError, "tuning.topic_work is -1"),
         ({"lags": np.array([5.0, 3.0, 1.0])}, TypeError, "lags must be an int64 buffer"),
-        ({"held": [0, 1, 2]}, TypeError, "held must be a sequence of sequences of int"),
+        ({"owner": [0, 0, 1]}, TypeError, "owner must be a writable one-dimensional int64"),
+        ({"stamp": np.array([0, 1, 2], dtype=np.int32)}, TypeError, "stamp must be a writable"),
+        ({"owner": read_only(np.array([0, 0, 1]))}, TypeError, "owner must be a writable"),
         ({"tuning": object()}, TypeError, "tuning has no partners"),
         ({"tuning": replace(TUNING, stall_steps=0)}, ValueError, "tuning.stall_steps is 0"),
     ],

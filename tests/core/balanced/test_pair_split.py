@@ -24,7 +24,7 @@ def test_four_and_three_partitions_54_and_51_are_resplit_to_53_at_most() -> None
     assert sorted(len(held) for held in placement.held) == [3, 4]
     # of the re-splits reaching 53, the least by partition ids: h keeps 29 + 4 and takes 20
     assert placement.held == [[0, 1, 6], [4, 5, 2, 3]]
-    assert placement.owner == [0, 0, 1, 1, 1, 1, 0]
+    assert placement.owner.tolist() == [0, 0, 1, 1, 1, 1, 0]
 
 
 def test_without_the_resplit_the_moves_stop_at_54() -> None:

@@ -18,5 +18,5 @@ def test_swapped_partition_sets_go_back_to_the_members_that_owned_them() -> None
     other = Placement.of_owners(index, [1, 1, 0, 0], previous)
     assert other.moved() == 4
     relabelled = relabel(index, other, previous)
-    assert relabelled.owner == [0, 0, 1, 1]
+    assert relabelled.owner.tolist() == [0, 0, 1, 1]
     assert relabelled.moved() == 0

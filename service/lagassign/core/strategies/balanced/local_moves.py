@@ -36,12 +36,12 @@ gap are looked at (a bisection over ``o``'s partitions by lag). A change's
 *cost* is how many more partitions it leaves away from their previous owner.
 
 The moves are compiled (``lagassign._native.lower_max_lag``, Rust: ``native/src/moves.rs``
-and the files it uses); :func:`lower_max_lag` hands it the placement and takes back
-what changed. Lags and lag sums are exact integers there, compared exactly with a
-float goal, as Python compares them, and each member's partitions keep their
-order (it decides which of equal lags a step picks): the answers are those of
-the Python the moves were written in first, which the tests keep as their slow
-reference.
+and the files it uses); :func:`lower_max_lag` hands it the placement's owner and
+stamp arrays, which it updates in place. Lags and lag sums are exact integers
+there, compared exactly with a float goal, as Python compares them, and each
+member's partitions keep their order (it decides which of equal lags a step
+picks): the answers are those of the Python the moves were written in first,
+which the tests keep as their slow reference.
 """
 
 from __future__ import annotations
@@ -79,20 +79,23 @@ def lower_max_lag(
     """Lower the largest member lag toward ``stop_at`` as far as ``rules`` let local moves go."""
     index = placement.index
     lags = index.lag_array
-    members, held, loads, moved, owners = compiled_lower_max_lag(
+    members, loads, next_stamp = compiled_lower_max_lag(
         lags if lags.dtype == np.int64 else index.lags,
         index.offsets,
         index.groups,
         base,
         placement.previous,
-        placement.held,
+        len(index.member_ids),
+        placement.owner,
+        placement.stamp,
+        placement.next_stamp,
         stop_at,
         rules.budget(tuning, index.partition_count),
         rules.frugal,
         rules.uneven,
         tuning,
     )
-    placement.rearrange(members, held, loads, moved, owners)
+    placement.rearrange(members, loads, next_stamp)
 
 
 def even_counts(placement: Placement, base: list[int], limit: float) -> int:

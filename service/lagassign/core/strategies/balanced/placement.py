@@ -13,33 +13,49 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from lagassign.core.flat import FlatAssignment, run_bounds, stable_member_order
+from lagassign.core.flat import FlatAssignment
 from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
 
 class Placement:
-    """Owner per flat partition, partitions per member, lag per member."""
+    """Owner per flat partition, partitions per member, lag per member.
 
-    __slots__ = ("_by_topic", "held", "index", "load", "owner", "previous")
+    ``owner`` (int64, -1: nobody) and ``stamp`` (int64) are arrays: ``stamp[x]``
+    is when ``x`` came to its owner, from a counter that every hand-over
+    advances. A member's partitions, in the order they came to it (the order
+    that breaks ties in the local moves), are its partitions by ascending
+    stamp: giving appends, moving away removes. :meth:`held` builds those lists
+    once and keeps them until a bulk change.
+    """
+
+    __slots__ = ("_by_topic", "_held", "index", "load", "next_stamp", "owner", "previous", "stamp")
 
     def __init__(self, index: GroupIndex, previous: Sequence[int] | None = None) -> None:
         self.index = index
         self.previous = previous  # previous owner per flat partition (-1: none), if any
-        self.owner: list[int] = [-1] * index.partition_count
-        self.held: list[list[int]] = [[] for _ in index.member_ids]
+        self.owner: npt.NDArray[np.int64] = np.full(index.partition_count, -1, dtype=np.int64)
+        self.stamp: npt.NDArray[np.int64] = np.zeros(index.partition_count, dtype=np.int64)
+        self.next_stamp = 0
         self.load: list[int] = [0] * len(index.member_ids)
+        # per member, its partitions in order; None until asked for after a bulk change
+        self._held: list[list[int]] | None = [[] for _ in index.member_ids]
         # per member, what it holds by topic (see held_by_topic), dropped when it changes
         self._by_topic: dict[int, dict[int, list[int]]] = {}
 
     @classmethod
     def of_owners(
-        cls, index: GroupIndex, owner: Sequence[int], previous: Sequence[int] | None = None
+        cls,
+        index: GroupIndex,
+        owner: Sequence[int] | npt.NDArray[np.int64],
+        previous: Sequence[int] | None = None,
     ) -> Placement:
-        """A complete placement from an owner per flat partition."""
+        """A complete placement from an owner per flat partition (given in flat order)."""
         placement = cls(index, previous)
-        for x, m in enumerate(owner):
-            placement.give(x, m)
+        owners = np.asarray(owner, dtype=np.int64)
+        if len(owners) and owners.min() < 0:
+            raise AssertionError("of_owners needs an owner for every partition")
+        placement.take(np.arange(len(owners), dtype=np.int64), owners)
         return placement
 
     @classmethod
@@ -56,9 +72,28 @@ class Placement:
                     owner[start + p] = number[member_id]
         return cls.of_owners(index, owner, previous)
 
+    @property
+    def held(self) -> list[list[int]]:
+        """Per member, its partitions in the order they came to it (read-only)."""
+        if self._held is None:
+            self._held = self._held_lists()
+        return self._held
+
+    def _held_lists(self) -> list[list[int]]:
+        owner = self.owner
+        order = np.lexsort((self.stamp, owner))  # by owner, then by stamp
+        order = order[owner[order] >= 0]
+        counts = np.bincount(owner[order], minlength=len(self.load))
+        ends = np.cumsum(counts).tolist()
+        flat: list[int] = order.tolist()
+        return [flat[b - n : b] for b, n in zip(ends, counts.tolist(), strict=True)]
+
     def give(self, x: int, m: int) -> None:
         self.owner[x] = m
-        self.held[m].append(x)
+        self.stamp[x] = self.next_stamp
+        self.next_stamp += 1
+        if self._held is not None:
+            self._held[m].append(x)
         self.load[m] += self.index.lags[x]
         self._by_topic.pop(m, None)
 
@@ -73,23 +108,17 @@ class Placement:
         return known
 
     def take(self, parts: npt.NDArray[np.int64], members: npt.NDArray[np.int64]) -> None:
-        """Give ``parts[i]`` to ``members[i]`` for every i, in that order.
+        """Give ``parts[i]`` to ``members[i]`` for every i, in that order (unowned partitions).
 
         The same as :meth:`give` one by one, in bulk: each member's new partitions
         join its list in the order given.
         """
         if not len(parts):
             return
-        owner = np.array(self.owner, dtype=np.int64)
-        owner[parts] = members
-        self.owner[:] = owner.tolist()
-        order = stable_member_order(members)
-        ordered: list[int] = parts[order].tolist()
-        holders = members[order]
-        bounds = run_bounds(holders)
-        held = self.held
-        for m, a, b in zip(holders[bounds[:-1]].tolist(), bounds, bounds[1:], strict=False):
-            held[m].extend(ordered[a:b])
+        self.owner[parts] = members
+        self.stamp[parts] = np.arange(self.next_stamp, self.next_stamp + len(parts))
+        self.next_stamp += len(parts)
+        self._held = None
         self._by_topic.clear()
         lags = self.index.lag_array
         load = np.array(self.load, dtype=lags.dtype)
@@ -97,30 +126,25 @@ class Placement:
         self.load[:] = load.tolist()
 
     def move(self, x: int, to: int) -> None:
-        m = self.owner[x]
-        self.held[m].remove(x)
+        m = int(self.owner[x])
+        if self._held is not None:
+            self._held[m].remove(x)
         self.load[m] -= self.index.lags[x]
         self._by_topic.pop(m, None)
         self.give(x, to)
 
-    def rearrange(
-        self,
-        members: list[int],
-        held: list[list[int]],
-        loads: list[int],
-        moved: list[int],
-        owners: list[int],
-    ) -> None:
+    def rearrange(self, members: list[int], loads: list[int], next_stamp: int) -> None:
         """Take back what moves made elsewhere changed (``lagassign._native.lower_max_lag``).
 
-        ``members[i]`` now holds ``held[i]`` (in that order) with lag ``loads[i]``;
-        partition ``moved[i]`` is now ``owners[i]``'s.
+        ``owner`` and ``stamp`` were changed in place; ``members[i]``'s lag is now
+        ``loads[i]``, and ``next_stamp`` the next free stamp.
         """
-        for m, parts, load in zip(members, held, loads, strict=True):
-            self.held[m][:] = parts
+        self.next_stamp = next_stamp
+        if not members:
+            return
+        for m, load in zip(members, loads, strict=True):
             self.load[m] = load
-        for x, m in zip(moved, owners, strict=True):
-            self.owner[x] = m
+        self._held = None
         self._by_topic.clear()
 
     def cost(self, x: int, to: int) -> int:
@@ -130,7 +154,7 @@ class Placement:
         home = self.previous[x]
         if home < 0:
             return 0
-        return (home != to) - (home != self.owner[x])
+        return (home != to) - (home != int(self.owner[x]))
 
     def max_load(self) -> int:
         return max(self.load, default=0)
@@ -139,12 +163,13 @@ class Placement:
         """Partitions whose owner differs from their previous owner."""
         if self.previous is None:
             return 0
-        return sum(1 for m, home in zip(self.owner, self.previous, strict=True) if 0 <= home != m)
+        home = np.asarray(self.previous, dtype=np.int64)
+        return int(((home >= 0) & (home != self.owner)).sum())
 
     def flat(self) -> FlatAssignment:
         """The answer as an array: every member, the member number of every partition."""
         index = self.index
-        owner = np.array(self.owner, dtype=np.int32)
+        owner = self.owner.astype(np.int32)
         if len(owner) and owner.min() < 0:
             raise AssertionError("the placement leaves partitions without a member")
         return FlatAssignment(

@@ -23,6 +23,8 @@ from __future__ import annotations
 import heapq
 import math
 
+import numpy as np
+
 from lagassign.core.strategies.balanced.lag_rounds import deal_rounds, open_slots_of
 from lagassign.core.strategies.balanced.local_moves import FRUGAL, lower_max_lag
 from lagassign.core.strategies.balanced.placement import Placement
@@ -47,13 +49,16 @@ def redeal_heaviest(
         ranked = heapq.nlargest(heavy, range(total), key=lags.__getitem__)
         taken = set(ranked)
         trial = Placement(index, placement.previous)
+        owner = placement.owner
+        is_taken = np.zeros(total, dtype=bool)
+        is_taken[ranked] = True
+        kept = np.flatnonzero(~is_taken)
+        trial.take(kept, owner[kept])
         open_slots: list[dict[int, int]] = [{} for _ in index.topics]
-        for x, m in enumerate(placement.owner):
-            if x in taken:
-                slots = open_slots[topic_of[x]]
-                slots[m] = slots.get(m, 0) + 1
-            else:
-                trial.give(x, m)
+        for x in sorted(taken):
+            m = int(owner[x])
+            slots = open_slots[topic_of[x]]
+            slots[m] = slots.get(m, 0) + 1
         unplaced = [[x for x in parts if x in taken] for parts in index.by_lag()]
         deal_rounds(trial, unplaced, list(map(open_slots_of, open_slots)))
         lower_max_lag(trial, base, FRUGAL, stop_at=goal, tuning=tuning)

@@ -22,9 +22,10 @@ from lagassign.core.strategies.balanced.placement import Placement
 def relabel(index: GroupIndex, placement: Placement, previous: Sequence[int]) -> Placement:
     """The same partition sets, each to a member of the same subscription that owned most of it."""
     subscribed = index.subscribed
+    owner: list[int] = placement.owner.tolist()
     overlap: Counter[tuple[int, int]] = Counter(
         (m, p)
-        for m, p in zip(placement.owner, previous, strict=True)
+        for m, p in zip(owner, previous, strict=True)
         if p >= 0 and subscribed[p] == subscribed[m]
     )
     to: dict[int, int] = {}
@@ -42,4 +43,4 @@ def relabel(index: GroupIndex, placement: Placement, previous: Sequence[int]) ->
             rest.setdefault(subscribed[m], []).append(m)
     for group, bundles in rest.items():
         to.update(zip(bundles, free[group], strict=True))
-    return Placement.of_owners(index, [to[m] for m in placement.owner], previous)
+    return Placement.of_owners(index, [to[m] for m in owner], previous)
