@@ -240,15 +240,73 @@ fn held_of(
     }
     let mut held: Vec<Vec<u32>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
     let mut holder = vec![NONE; owner.len()];
-    for (x, &m) in owner.iter().enumerate() {
-        if m >= 0 {
-            held[m as usize].push(x as u32);
-            holder[x] = m as u32;
-        }
-    }
-    for parts in &mut held {
-        // stable: ascending partitions stay in order among equal stamps
-        parts.sort_by_key(|&x| stamp[x as usize]);
+    for x in in_stamp_order(owner, stamp) {
+        let m = owner[x as usize] as u32;
+        held[m as usize].push(x);
+        holder[x as usize] = m;
     }
     Ok((held, holder))
+}
+
+/// The held partitions (owner not -1) by ascending stamp, equal stamps by partition.
+///
+/// Stamps come from a counter, so they are usually distinct and within a few times the
+/// partition count of each other: then one pass over a table indexed by stamp orders
+/// them; otherwise a sort does.
+fn in_stamp_order(owner: &[i64], stamp: &[i64]) -> Vec<u32> {
+    let held: Vec<u32> = (0..owner.len() as u32)
+        .filter(|&x| owner[x as usize] >= 0)
+        .collect();
+    let (Some(low), Some(high)) = (
+        held.iter().map(|&x| stamp[x as usize]).min(),
+        held.iter().map(|&x| stamp[x as usize]).max(),
+    ) else {
+        return held;
+    };
+    let span = i128::from(high) - i128::from(low);
+    if span < 4 * held.len() as i128 {
+        let mut slot = vec![NONE; span as usize + 1];
+        let mut distinct = true;
+        for &x in &held {
+            let at = &mut slot[(stamp[x as usize] - low) as usize];
+            if *at != NONE {
+                distinct = false;
+                break;
+            }
+            *at = x;
+        }
+        if distinct {
+            return slot.into_iter().filter(|&x| x != NONE).collect();
+        }
+    }
+    let mut sorted = held;
+    sorted.sort_unstable_by_key(|&x| (stamp[x as usize], x));
+    sorted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_stamp_order;
+
+    fn by_sort(owner: &[i64], stamp: &[i64]) -> Vec<u32> {
+        let mut held: Vec<u32> = (0..owner.len() as u32)
+            .filter(|&x| owner[x as usize] >= 0)
+            .collect();
+        held.sort_by_key(|&x| (stamp[x as usize], x));
+        held
+    }
+
+    #[test]
+    fn the_table_and_the_sort_order_alike() {
+        let owner = [0, -1, 1, 0, 2, 1];
+        // distinct and close (the table), duplicated, and spread wide (the sort)
+        for stamp in [
+            [5, 0, 3, 4, 9, 7],
+            [2, 0, 2, 1, 1, 0],
+            [i64::MAX, 0, i64::MIN, 4, -3, 1 << 40],
+        ] {
+            assert_eq!(in_stamp_order(&owner, &stamp), by_sort(&owner, &stamp));
+        }
+        assert_eq!(in_stamp_order(&[-1, -1], &[0, 0]), Vec::<u32>::new());
+    }
 }
