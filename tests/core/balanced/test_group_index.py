@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
@@ -16,3 +19,25 @@ def test_partitions_are_numbered_topic_by_topic_in_name_order() -> None:
     assert index.lags == [5, 6, 7, 8, 9]  # y-1 is offsets[1] + 1 = 3
     assert index.topic_of == [0, 0, 1, 1, 1]
     assert index.subscribers == [[0, 1], [1]]
+
+
+@pytest.mark.parametrize(
+    ("lags", "dtype"),
+    [
+        ([5, 6, 7], np.int64),
+        ([2**62, 2**62 - 1, 0], np.int64),  # the sum is 2**63 - 1: still fits
+        ([2**62, 2**62, 0], object),  # the sum is 2**63: Python ints
+        ([2**63 - 1, 1, 0], object),
+        ([2**64, 0, 1], object),  # one lag beyond int64 (the model allows any int)
+        ([0, 0, 0], np.int64),
+    ],
+)
+def test_lags_are_int64_while_the_group_total_fits_and_python_ints_beyond(
+    lags: list[int], dtype: type
+) -> None:
+    rebalance = make_rebalance([Member("a", ("t",))], {"t": 3}, {"t": lags})
+    index = GroupIndex(rebalance)
+    assert index.lag_array.dtype == dtype
+    assert index.lag_array.tolist() == lags
+    assert all(type(lag) is int for lag in index.lags)
+    assert index.lags == lags

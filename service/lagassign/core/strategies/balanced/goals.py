@@ -66,7 +66,7 @@ def lag_aware_floor(index: GroupIndex) -> int:
     Example: members a and b, one topic with lags [9, 7, 4, 1]: two full rounds
     give each at least 7 + 1, and a, first, the 9 instead of the 7: 10.
     """
-    lags, ids = index.lags, index.member_ids
+    lags, ids = index.lag_array, index.member_ids
     rank = [0] * len(ids)
     for i, m in enumerate(sorted(range(len(ids)), key=lambda m: java_order(ids[m]))):
         rank[m] = i
@@ -85,7 +85,7 @@ def lag_aware_floor(index: GroupIndex) -> int:
         rounds = len(parts) // size
         # the smallest of each full round: positions size - 1, 2 size - 1, ...
         every[t] = int(index.lag_array[parts[size - 1 : rounds * size : size]].sum())
-        bonus[first[t]] += lags[int(parts[0])] - (lags[int(parts[size - 1])] if rounds else 0)
+        bonus[first[t]] += int(lags[parts[0]]) - (int(lags[parts[size - 1]]) if rounds else 0)
     floor = bonus
     for topics, members in index.groups:
         share = sum(every[t] for t in topics)

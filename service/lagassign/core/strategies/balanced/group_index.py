@@ -11,6 +11,8 @@ listed members or topics in.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 import numpy.typing as npt
 
@@ -29,18 +31,18 @@ class GroupIndex:
     __slots__ = (
         "_by_lag",
         "_by_lag_arrays",
+        "_lags",
         "_subscriber_arrays",
+        "_topic_of",
         "groups",
         "identical",
         "lag_array",
-        "lags",
         "member_ids",
         "member_topics",
         "offsets",
         "rebalance",
         "subscribed",
         "subscribers",
-        "topic_of",
         "topics",
     )
 
@@ -50,13 +52,8 @@ class GroupIndex:
         self.topics: list[str] = sorted(rebalance.partitions)
         number = {topic: t for t, topic in enumerate(self.topics)}
         self.offsets: list[int] = [0]
-        self.lags: list[int] = []
-        self.topic_of: list[int] = []
-        for t, topic in enumerate(self.topics):
-            count = rebalance.partitions[topic]
-            self.lags.extend(rebalance.lags[topic])
-            self.topic_of.extend([t] * count)
-            self.offsets.append(self.offsets[-1] + count)
+        for topic in self.topics:
+            self.offsets.append(self.offsets[-1] + rebalance.partitions[topic])
         # members sharing a subscription (the usual case) share its numbers and its set
         shared: dict[tuple[str, ...], tuple[list[int], frozenset[int]]] = {}
         groups: dict[frozenset[int], list[int]] = {}
@@ -82,11 +79,42 @@ class GroupIndex:
         self.groups: list[tuple[list[int], list[int]]] = [
             (sorted(topics), members) for topics, members in groups.items()
         ]
-        dtype = np.int64 if sum(self.lags) <= INT64_LIMIT else np.object_
-        self.lag_array: npt.NDArray[np.int64] = np.array(self.lags, dtype=dtype)
+        self.lag_array: npt.NDArray[np.int64] = self._lag_array()
+        self._lags: list[int] | None = None
+        self._topic_of: list[int] | None = None
         self._by_lag: list[list[int]] | None = None
         self._by_lag_arrays: list[npt.NDArray[np.int64]] | None = None
         self._subscriber_arrays: list[npt.NDArray[np.int64]] | None = None
+
+    def _lag_array(self) -> npt.NDArray[np.int64]:
+        """Per flat partition its lag: int64 when the group's whole lag fits, else Python ints."""
+        lags = self.rebalance.lags
+        count = self.offsets[-1]
+        every = chain.from_iterable(lags[topic] for topic in self.topics)
+        try:
+            array = np.fromiter(every, dtype=np.int64, count=count)
+        except OverflowError:  # a lag beyond int64: the sum is too
+            return np.array(list(chain.from_iterable(lags[t] for t in self.topics)), dtype=object)
+        if count and int(array.max()) * count > INT64_LIMIT and sum(array.tolist()) > INT64_LIMIT:
+            return array.astype(object)
+        return array
+
+    @property
+    def lags(self) -> list[int]:
+        """Per flat partition its lag, as Python ints (built when first asked for)."""
+        if self._lags is None:
+            self._lags = self.lag_array.tolist()
+        return self._lags
+
+    @property
+    def topic_of(self) -> list[int]:
+        """Per flat partition its topic number (built when first asked for)."""
+        if self._topic_of is None:
+            topic_of: list[int] = []
+            for t in range(len(self.topics)):
+                topic_of.extend([t] * (self.offsets[t + 1] - self.offsets[t]))
+            self._topic_of = topic_of
+        return self._topic_of
 
     @property
     def partition_count(self) -> int:

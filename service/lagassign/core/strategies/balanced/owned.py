@@ -39,7 +39,7 @@ def keep_owned(
     previous = placement.previous
     if previous is None:
         return None
-    lags, offsets = index.lags, index.offsets
+    offsets = index.offsets
     members = len(index.member_ids)
     surplus = [0] * members
     over: list[set[int]] = []
@@ -54,7 +54,9 @@ def keep_owned(
                 over[t].add(m)
                 surplus[m] += n - target
     to_shed = [0.0] * members
+    lags: list[int] = []  # per flat partition, needed only when some member sheds
     if any(surplus):
+        lags = index.lags
         mean = sum(lags) / members
         to_shed = [-mean] * members
         for x, m in enumerate(previous):
