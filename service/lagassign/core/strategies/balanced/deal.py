@@ -11,6 +11,7 @@ With nothing owned this is the *fresh answer*.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.lag_rounds import OpenSlots, deal_rounds
@@ -23,7 +24,7 @@ from lagassign.core.strategies.balanced.tuning import Tuning
 
 
 def deal(
-    index: GroupIndex, previous: list[int] | None, tuning: Tuning
+    index: GroupIndex, previous: npt.NDArray[np.int64] | None, tuning: Tuning
 ) -> tuple[Placement, list[int]]:
     """The dealt placement, and per topic the base count P // C every subscriber holds."""
     owned: list[dict[int, int]] = []

@@ -59,14 +59,14 @@ def keep_owned(
         lags = index.lags
         mean = sum(lags) / members
         to_shed = [-mean] * members
-        for x, m in enumerate(previous):
+        for x, m in enumerate(previous.tolist()):
             if m >= 0:
                 to_shed[m] += lags[x]
     owner = index.previous_owner_array().copy()
     for t, shedding in enumerate(over):
         given_up: dict[int, list[int]] = {m: [] for m in sorted(shedding)}
         for x in range(offsets[t], offsets[t + 1]) if shedding else ():
-            m = previous[x]
+            m = int(previous[x])
             if m in shedding:
                 given_up[m].append(x)
         for m, keep in given_up.items():

@@ -17,6 +17,9 @@ from lagassign.core.flat import FlatAssignment
 from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
+# Per flat partition, its previous owner or -1 (an array, or a sequence of int).
+Previous = Sequence[int] | npt.NDArray[np.int64]
+
 
 class Placement:
     """Owner per flat partition, partitions per member, lag per member.
@@ -31,9 +34,12 @@ class Placement:
 
     __slots__ = ("_by_topic", "_held", "index", "load", "next_stamp", "owner", "previous", "stamp")
 
-    def __init__(self, index: GroupIndex, previous: Sequence[int] | None = None) -> None:
+    def __init__(self, index: GroupIndex, previous: Previous | None = None) -> None:
         self.index = index
-        self.previous = previous  # previous owner per flat partition (-1: none), if any
+        # previous owner per flat partition (-1: none), if any
+        self.previous: npt.NDArray[np.int64] | None = (
+            None if previous is None else np.asarray(previous, dtype=np.int64)
+        )
         self.owner: npt.NDArray[np.int64] = np.full(index.partition_count, -1, dtype=np.int64)
         self.stamp: npt.NDArray[np.int64] = np.zeros(index.partition_count, dtype=np.int64)
         self.next_stamp = 0
@@ -48,7 +54,7 @@ class Placement:
         cls,
         index: GroupIndex,
         owner: Sequence[int] | npt.NDArray[np.int64],
-        previous: Sequence[int] | None = None,
+        previous: Previous | None = None,
     ) -> Placement:
         """A complete placement from an owner per flat partition (given in flat order)."""
         placement = cls(index, previous)
@@ -60,7 +66,7 @@ class Placement:
 
     @classmethod
     def of_assignment(
-        cls, index: GroupIndex, assignment: Assignment, previous: Sequence[int] | None = None
+        cls, index: GroupIndex, assignment: Assignment, previous: Previous | None = None
     ) -> Placement:
         number = {member_id: m for m, member_id in enumerate(index.member_ids)}
         topic_number = {topic: t for t, topic in enumerate(index.topics)}
@@ -151,7 +157,7 @@ class Placement:
         """How many more partitions would be off their previous owner if ``x`` went to ``to``."""
         if self.previous is None:
             return 0
-        home = self.previous[x]
+        home = int(self.previous[x])
         if home < 0:
             return 0
         return (home != to) - (home != int(self.owner[x]))
@@ -163,7 +169,7 @@ class Placement:
         """Partitions whose owner differs from their previous owner."""
         if self.previous is None:
             return 0
-        home = np.asarray(self.previous, dtype=np.int64)
+        home = self.previous
         return int(((home >= 0) & (home != self.owner)).sum())
 
     def flat(self) -> FlatAssignment:

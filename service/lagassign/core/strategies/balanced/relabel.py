@@ -13,20 +13,21 @@ nothing moves.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+
+import numpy as np
 
 from lagassign.core.strategies.balanced.group_index import GroupIndex
-from lagassign.core.strategies.balanced.placement import Placement
+from lagassign.core.strategies.balanced.placement import Placement, Previous
 
 
-def relabel(index: GroupIndex, placement: Placement, previous: Sequence[int]) -> Placement:
+def relabel(index: GroupIndex, placement: Placement, previous: Previous) -> Placement:
     """The same partition sets, each to a member of the same subscription that owned most of it."""
     subscribed = index.subscribed
     owner: list[int] = placement.owner.tolist()
+    previous = np.asarray(previous, dtype=np.int64)
+    was: list[int] = previous.tolist()
     overlap: Counter[tuple[int, int]] = Counter(
-        (m, p)
-        for m, p in zip(owner, previous, strict=True)
-        if p >= 0 and subscribed[p] == subscribed[m]
+        (m, p) for m, p in zip(owner, was, strict=True) if p >= 0 and subscribed[p] == subscribed[m]
     )
     to: dict[int, int] = {}
     taken: set[int] = set()

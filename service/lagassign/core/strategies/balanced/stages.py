@@ -19,6 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from lagassign.core.model import Rebalance
 from lagassign.core.strategies.balanced.deal import deal
 from lagassign.core.strategies.balanced.goals import LAG_AWARE, NEAR_FRESH, Bar
@@ -57,7 +60,9 @@ class Attempt:
         self.tuning = tuning
         owned = bool((self.index.previous_owner_array() >= 0).any())
         # previous owner per flat partition; None when nothing was owned
-        self.previous: list[int] | None = self.index.previous_owners() if owned else None
+        self.previous: npt.NDArray[np.int64] | None = (
+            self.index.previous_owner_array() if owned else None
+        )
         self.placement: Placement | None = None
         self.base: list[int] = []  # per topic, the base count P // C
         self._fresh: Placement | None = None
