@@ -79,16 +79,25 @@ def lower_bound(rebalance: Rebalance) -> float:
     return max(mean, float(largest))
 
 
-def lag_totals(rebalance: Rebalance) -> tuple[int, int]:
-    """The group's whole lag and its largest partition lag (computed once per rebalance)."""
+def lag_totals(
+    rebalance: Rebalance, every_lag: npt.NDArray[np.int64] | None = None
+) -> tuple[int, int]:
+    """The group's whole lag and its largest partition lag (computed once per rebalance).
+
+    ``every_lag``, when the caller has it: every partition's lag in one array (int64 or
+    Python ints), read instead of the per-topic lists.
+    """
     known = rebalance.derived.get("lag_totals")
     if isinstance(known, tuple):
         return known
-    lags = rebalance.lags.values()
-    totals = (
-        sum(map(sum, lags)),
-        max((max(v) for v in lags if len(v)), default=0),
-    )
+    if every_lag is not None:
+        totals = (int(every_lag.sum()), int(every_lag.max()) if len(every_lag) else 0)
+    else:
+        lags = rebalance.lags.values()
+        totals = (
+            sum(map(sum, lags)),
+            max((max(v) for v in lags if len(v)), default=0),
+        )
     rebalance.derived["lag_totals"] = totals
     return totals
 

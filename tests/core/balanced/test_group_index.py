@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from lagassign.core.model import Member, make_rebalance
+from lagassign.core.stats import lag_totals
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 
 
@@ -41,3 +42,7 @@ def test_lags_are_int64_while_the_group_total_fits_and_python_ints_beyond(
     assert index.lag_array.tolist() == lags
     assert all(type(lag) is int for lag in index.lags)
     assert index.lags == lags
+    # the totals the index left for lower_bound match those read off the lists
+    again = make_rebalance([Member("a", ("t",))], {"t": 3}, {"t": lags})
+    assert "lag_totals" not in again.derived
+    assert lag_totals(rebalance) == lag_totals(again) == (sum(lags), max(lags))

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from lagassign.core.model import Rebalance
 from lagassign.core.ownership import flat_owner_numbers
-from lagassign.core.stats import lower_bound
+from lagassign.core.stats import lag_totals, lower_bound
 
 # Lags, and sums of them, are int64 arrays while the group's whole lag fits; beyond (lags
 # are Kafka offsets, up to 2**63 - 1 each) they are arrays of Python ints, with the same code.
@@ -80,6 +80,7 @@ class GroupIndex:
             (sorted(topics), members) for topics, members in groups.items()
         ]
         self.lag_array: npt.NDArray[np.int64] = self._lag_array()
+        lag_totals(rebalance, self.lag_array)  # shared with lower_bound and the statistics
         self._lags: list[int] | None = None
         self._topic_of: list[int] | None = None
         self._by_lag: list[list[int]] | None = None
