@@ -213,6 +213,11 @@ fn check_previous(previous: &[i64], partitions: usize, members: usize) -> Result
 
 /// Each member's partitions in order (by ascending stamp; equal stamps by partition), and
 /// each partition's holder (or NONE), from the owner and stamp of every partition.
+///
+/// Stamps come from a counter, so they are usually distinct and within a few times the
+/// partition count of each other: then one pass writes each (partition, holder) into a
+/// table indexed by stamp and one pass over the table deals them out; otherwise a sort
+/// orders them.
 #[allow(clippy::type_complexity)]
 fn held_of(
     owner: &[i64],
@@ -227,7 +232,9 @@ fn held_of(
         )));
     }
     let mut counts = vec![0usize; members];
-    for (x, &m) in owner.iter().enumerate() {
+    let mut holder = vec![NONE; owner.len()];
+    let (mut low, mut high, mut held_count) = (i64::MAX, i64::MIN, 0usize);
+    for (x, (&m, &s)) in owner.iter().zip(stamp).enumerate() {
         if m < -1 || m >= members as i64 {
             return Err(Invalid(format!(
                 "owner[{x}] is {m}: not a member number (0 to {}) nor -1 (nobody)",
@@ -236,77 +243,80 @@ fn held_of(
         }
         if m >= 0 {
             counts[m as usize] += 1;
+            holder[x] = m as u32;
+            low = low.min(s);
+            high = high.max(s);
+            held_count += 1;
         }
     }
     let mut held: Vec<Vec<u32>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
-    let mut holder = vec![NONE; owner.len()];
-    for x in in_stamp_order(owner, stamp) {
-        let m = owner[x as usize] as u32;
-        held[m as usize].push(x);
-        holder[x as usize] = m;
+    if held_count == 0 {
+        return Ok((held, holder));
+    }
+    let span = i128::from(high) - i128::from(low);
+    if span < 4 * held_count as i128 {
+        const EMPTY: u64 = u64::MAX;
+        // each entry: partition in the high half, holder in the low half
+        let mut table = vec![EMPTY; span as usize + 1];
+        let mut distinct = true;
+        for (x, (&m, &s)) in holder.iter().zip(stamp).enumerate() {
+            if m != NONE {
+                let at = &mut table[(s - low) as usize];
+                if *at != EMPTY {
+                    distinct = false;
+                    break;
+                }
+                *at = (x as u64) << 32 | u64::from(m);
+            }
+        }
+        if distinct {
+            for &entry in table.iter().filter(|&&e| e != EMPTY) {
+                held[(entry & 0xffff_ffff) as usize].push((entry >> 32) as u32);
+            }
+            return Ok((held, holder));
+        }
+    }
+    let mut sorted: Vec<u32> = (0..owner.len() as u32)
+        .filter(|&x| holder[x as usize] != NONE)
+        .collect();
+    sorted.sort_unstable_by_key(|&x| (stamp[x as usize], x));
+    for x in sorted {
+        held[holder[x as usize] as usize].push(x);
     }
     Ok((held, holder))
 }
 
-/// The held partitions (owner not -1) by ascending stamp, equal stamps by partition.
-///
-/// Stamps come from a counter, so they are usually distinct and within a few times the
-/// partition count of each other: then one pass over a table indexed by stamp orders
-/// them; otherwise a sort does.
-fn in_stamp_order(owner: &[i64], stamp: &[i64]) -> Vec<u32> {
-    let held: Vec<u32> = (0..owner.len() as u32)
-        .filter(|&x| owner[x as usize] >= 0)
-        .collect();
-    let (Some(low), Some(high)) = (
-        held.iter().map(|&x| stamp[x as usize]).min(),
-        held.iter().map(|&x| stamp[x as usize]).max(),
-    ) else {
-        return held;
-    };
-    let span = i128::from(high) - i128::from(low);
-    if span < 4 * held.len() as i128 {
-        let mut slot = vec![NONE; span as usize + 1];
-        let mut distinct = true;
-        for &x in &held {
-            let at = &mut slot[(stamp[x as usize] - low) as usize];
-            if *at != NONE {
-                distinct = false;
-                break;
-            }
-            *at = x;
-        }
-        if distinct {
-            return slot.into_iter().filter(|&x| x != NONE).collect();
-        }
-    }
-    let mut sorted = held;
-    sorted.sort_unstable_by_key(|&x| (stamp[x as usize], x));
-    sorted
-}
-
 #[cfg(test)]
 mod tests {
-    use super::in_stamp_order;
+    use super::held_of;
 
-    fn by_sort(owner: &[i64], stamp: &[i64]) -> Vec<u32> {
-        let mut held: Vec<u32> = (0..owner.len() as u32)
+    /// Each member's partitions by (stamp, partition), by a plain sort.
+    fn by_sort(owner: &[i64], stamp: &[i64], members: usize) -> Vec<Vec<u32>> {
+        let mut order: Vec<u32> = (0..owner.len() as u32)
             .filter(|&x| owner[x as usize] >= 0)
             .collect();
-        held.sort_by_key(|&x| (stamp[x as usize], x));
+        order.sort_by_key(|&x| (stamp[x as usize], x));
+        let mut held = vec![Vec::new(); members];
+        for x in order {
+            held[owner[x as usize] as usize].push(x);
+        }
         held
     }
 
     #[test]
     fn the_table_and_the_sort_order_alike() {
         let owner = [0, -1, 1, 0, 2, 1];
-        // distinct and close (the table), duplicated, and spread wide (the sort)
+        // distinct and close (the table), repeated, and spread wide (the sort)
         for stamp in [
             [5, 0, 3, 4, 9, 7],
             [2, 0, 2, 1, 1, 0],
             [i64::MAX, 0, i64::MIN, 4, -3, 1 << 40],
         ] {
-            assert_eq!(in_stamp_order(&owner, &stamp), by_sort(&owner, &stamp));
+            let (held, holder) = held_of(&owner, &stamp, 3).unwrap();
+            assert_eq!(held, by_sort(&owner, &stamp, 3));
+            assert_eq!(holder, [0, u32::MAX, 1, 0, 2, 1]);
         }
-        assert_eq!(in_stamp_order(&[-1, -1], &[0, 0]), Vec::<u32>::new());
+        let (held, _) = held_of(&[-1, -1], &[0, 0], 2).unwrap();
+        assert_eq!(held, vec![Vec::<u32>::new(); 2]);
     }
 }
