@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import lag_totals
@@ -46,3 +48,27 @@ def test_lags_are_int64_while_the_group_total_fits_and_python_ints_beyond(
     again = make_rebalance([Member("a", ("t",))], {"t": 3}, {"t": lags})
     assert "lag_totals" not in again.derived
     assert lag_totals(rebalance) == lag_totals(again) == (sum(lags), max(lags))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([0, 1, 7, 7, 2**40, 2**62 // 3, 2**63 - 1]), max_size=9),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_partitions_by_lag_are_those_of_a_stable_sort_per_topic(lags: list[list[int]]) -> None:
+    # topics of equal and unequal sizes, equal lags, lags near int64 and group totals
+    # beyond it (Python ints)
+    topics = {f"t{t}": len(values) for t, values in enumerate(lags)}
+    rebalance = make_rebalance(
+        [Member("a", tuple(topics))], topics, {f"t{t}": v for t, v in enumerate(lags)}
+    )
+    index = GroupIndex(rebalance)
+    expected = []
+    for t, values in enumerate(lags):
+        order = sorted(range(len(values)), key=lambda p: (-values[p], p))
+        expected.append([index.offsets[t] + p for p in order])
+    assert [parts.tolist() for parts in index.by_lag_arrays()] == expected
+    assert all(parts.dtype == np.int64 for parts in index.by_lag_arrays())
