@@ -160,7 +160,7 @@ class Placement:
         home = int(self.previous[x])
         if home < 0:
             return 0
-        return (home != to) - (home != int(self.owner[x]))
+        return int(home != to) - int(home != self.owner[x])
 
     def max_load(self) -> int:
         return max(self.load, default=0)

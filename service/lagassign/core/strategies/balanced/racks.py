@@ -57,13 +57,13 @@ def place_by_rack(placement: Placement, tuning: Tuning = TUNING) -> int:
         for pairs in held_in.values():
             pairs.sort()
         for x in range(start, index.offsets[t + 1]):
-            a = owner[x]
+            a = int(owner[x])
             if local(a, x):
                 continue
             best: tuple[int, int] | None = None  # (lag difference, partner)
             for rack in sorted(set(replica_racks[x - start])):
                 for y in _nearest(held_in.get(rack, []), lags[x], closest):
-                    b = owner[y]
+                    b = int(owner[y])
                     shift = lags[x] - lags[y]
                     if (
                         b != a
@@ -78,7 +78,7 @@ def place_by_rack(placement: Placement, tuning: Tuning = TUNING) -> int:
             if best is None:
                 continue
             y = best[1]
-            b = owner[y]
+            b = int(owner[y])
             for z, rack in ((x, rack_of[a]), (y, rack_of[b])):
                 if rack is not None:
                     pairs = held_in[rack]
