@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
+from pathlib import Path
+
 import pytest
 
+from harness.lone_sidecar import start_lone_sidecar
 from lagassign_client.group import Subscriber
 from lagassign_client.leader import GroupLeader
 from lagassign_client.sidecar import Sidecar
@@ -84,3 +89,27 @@ def test_a_stopped_sidecar_can_start_again_on_the_same_port() -> None:
     assert down.reason == "connection_refused"
     assert up.by == "sidecar"
     assert assignment is not None
+
+
+def test_a_leader_dropped_without_close_leaves_no_connection_open(tmp_path: Path) -> None:
+    # aiokafka and kafka-python never call an assignor's close(): a leader that is simply
+    # dropped must not leave its kept-alive connection to a real sidecar open.
+    sidecar = start_lone_sidecar({}, tmp_path / "sidecar.log")
+    try:
+        chief = leader_of(sidecar.url)
+        _, decision = chief.decide(MEMBERS, METADATA.get)
+        assert decision.by == "sidecar", decision
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            del chief
+            gc.collect()
+    finally:
+        sidecar.stop()
+    # only this sidecar's connections: the collection may find other tests' leftovers
+    port = sidecar.url.rsplit(":", 1)[1]
+    unclosed = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, ResourceWarning) and f"'127.0.0.1', {port})" in str(w.message)
+    ]
+    assert unclosed == []

@@ -102,5 +102,8 @@ class ShimAssignor:
         return self.member.assigned_by
 
     def close(self) -> None:
-        """Release the HTTP connections; call after the consumer has stopped."""
+        """Release the HTTP connections now; call after the consumer has stopped.
+
+        Optional: an assignor that is dropped closes its connection with it.
+        """
         self.leader.sidecar.close()

@@ -16,6 +16,7 @@ import math
 import socket
 import threading
 import time
+import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -128,9 +129,12 @@ class Sidecar:
             trust_env=False,
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
+        # aiokafka and kafka-python never call an assignor's close(): when this client is
+        # dropped, its kept-alive connection is closed with it, not left to the collector.
+        self._closing = weakref.finalize(self, self._client.close)
 
     def close(self) -> None:
-        self._client.close()
+        self._closing()
 
     def _exchange(self, body: bytes, outcome: Future[httpx.Response]) -> None:
         try:
