@@ -121,7 +121,8 @@ def test_the_deadline_is_hard_even_when_no_network_timeout_fires() -> None:
 
     started = time.monotonic()
     try:
-        with pytest.raises(SidecarTimeout, match="within 200 ms"):
+        # the message gives what was left of the deadline when the request went out
+        with pytest.raises(SidecarTimeout, match=r"no answer from \S+ within (200|1\d\d) ms"):
             sidecar(handler, timeout_s=0.2).post_assign(b"{}", started + 0.2)
         waited = time.monotonic() - started
     finally:

@@ -37,6 +37,7 @@ import logging
 import threading
 import time
 import urllib.parse
+import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -108,6 +109,8 @@ class RebalanceAdvisor:
             follow_redirects=False,
             trust_env=False,
         )
+        # An advisor that is dropped without close() closes its connection with it.
+        self._closing = weakref.finalize(self, self._client.close)
         self._lock = threading.Lock()
         self._latest: Seen | None = None
         self._warned = False
@@ -250,5 +253,5 @@ class RebalanceAdvisor:
             )
 
     def close(self) -> None:
-        """Release the HTTP connections."""
-        self._client.close()
+        """Release the HTTP connections now (a dropped advisor releases them too)."""
+        self._closing()
