@@ -158,26 +158,19 @@ impl Placement<'_> {
     fn options(&self, h: usize, o: usize, pool: &[u32], base: i64) -> Vec<Part> {
         let lags = self.group.lags;
         // the cost of a split: what goes to h from o, and what goes to o from h
-        let to_h: Vec<i128> = pool
-            .iter()
-            .map(|&x| {
-                if self.owner[x as usize] as usize == o {
-                    self.cost(x, h)
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let to_o: Vec<i128> = pool
-            .iter()
-            .map(|&x| {
-                if self.owner[x as usize] as usize == h {
-                    self.cost(x, o)
-                } else {
-                    0
-                }
-            })
-            .collect();
+        let moving = |from: usize, to: usize| -> Vec<i128> {
+            pool.iter()
+                .map(|&x| {
+                    if self.owner[x as usize] as usize == from {
+                        self.cost(x, to)
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        };
+        let to_h = moving(o, h);
+        let to_o = moving(h, o);
         let spread: i128 = to_o.iter().sum();
         let n = pool.len() as i64;
         let mut out = Vec::new();

@@ -296,7 +296,7 @@ def test_redealing_the_heaviest_partitions_repairs_a_badly_paired_topic() -> Non
     ]
     rebalance = make_rebalance(members, partitions, lags)
     index = GroupIndex(rebalance)
-    previous = index.previous_owners()
+    previous = index.previous_owner_array().tolist()
     placement = Placement.of_owners(index, previous, previous)
     fresh = balanced(make_rebalance([replace(m, owned={}) for m in members], partitions, lags))
     goal = 1.01 * max_lag(rebalance, fresh)
@@ -395,7 +395,7 @@ def test_a_rerun_on_its_own_answer_moves_nothing(rebalance: Rebalance) -> None:
 def test_flat_previous_owners_follow_the_ownership_rule(rebalance: Rebalance) -> None:
     index = GroupIndex(rebalance)
     flat = {}
-    for x, m in enumerate(index.previous_owners()):
+    for x, m in enumerate(index.previous_owner_array().tolist()):
         t = index.topic_of[x]
         if m >= 0:
             flat[index.topics[t], x - index.offsets[t]] = index.member_ids[m]

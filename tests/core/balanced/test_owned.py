@@ -21,7 +21,7 @@ def kept_by_a(other_lag: int) -> list[int]:
         members, {"t": 5, "u": 1}, {"t": [90, 50, 40, 10, 0], "u": [other_lag]}
     )
     index = GroupIndex(rebalance)
-    previous = index.previous_owners()
+    previous = index.previous_owner_array().tolist()
     owned = [Counter(previous[index.offsets[t] : index.offsets[t + 1]]) for t in range(2)]
     targets = count_targets(index, owned)
     assert targets.target(0, 0) == 3

@@ -31,7 +31,7 @@ def test_heavy_pairs_of_a_topic_read_from_earliest_are_dealt_again() -> None:
     ]
     rebalance = make_rebalance(members, {"new": 2 * n, "old": 8 * n}, lags)
     index = GroupIndex(rebalance)
-    previous = index.previous_owners()
+    previous = index.previous_owner_array().tolist()
     owned = Placement.of_owners(index, previous, previous)
     fresh = assign(
         make_rebalance([replace(m, owned={}) for m in members], rebalance.partitions, lags)

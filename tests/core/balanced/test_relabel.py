@@ -14,7 +14,7 @@ def test_swapped_partition_sets_go_back_to_the_members_that_owned_them() -> None
         Member("b", ("t",), owned={"t": (2, 3)}, generation=1),
     ]
     index = GroupIndex(make_rebalance(members, {"t": 4}, {"t": [4, 3, 2, 1]}))
-    previous = index.previous_owners()
+    previous = index.previous_owner_array().tolist()
     other = Placement.of_owners(index, [1, 1, 0, 0], previous)
     assert other.moved() == 4
     relabelled = relabel(index, other, previous)

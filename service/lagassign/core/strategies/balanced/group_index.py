@@ -157,14 +157,10 @@ class GroupIndex:
         """:func:`lagassign.core.stats.lower_bound`: mean member lag, or largest partition."""
         return lower_bound(self.rebalance)
 
-    def previous_owners(self) -> list[int]:
-        """Per flat partition, the number of its rightful previous owner, or -1.
-
-        The rule of :func:`lagassign.core.ownership.flat_owner_numbers`.
-        """
-        owners: list[int] = self.previous_owner_array().tolist()
-        return owners
-
     def previous_owner_array(self) -> npt.NDArray[np.int64]:
-        """:meth:`previous_owners` as a read-only array (computed once per rebalance)."""
+        """Per flat partition, the number of its rightful previous owner, or -1 (read-only).
+
+        The rule of :func:`lagassign.core.ownership.flat_owner_numbers`, computed once
+        per rebalance.
+        """
         return flat_owner_numbers(self.rebalance, self.topics)
