@@ -38,6 +38,7 @@ from tests.client.members import JavaMember
 from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
     ADVISE_MS,
     PARTITIONS,
+    advice,
     advising_sidecar,
     land_backlog,
     stable_group,
@@ -51,6 +52,14 @@ pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 TRICKLE_EVERY_S = 0.02
 RUN_S = 60.0
 AFTER_S = 3.0
+# The trickle raises every partition's lag by up to 50 a second, and the members never
+# commit. With a backlog B on each of the hot member's two partitions and x trickled onto
+# every partition, the rebalance lowers the worst member's lag from 2B + 2x to B + 2x, a
+# gain of B / (2B + 2x): at least MIN_GAIN (0.3) only while x <= B * 2 / 3. The advice
+# comes at the earliest COOLDOWN_S (20 s) after the group formed and after HOLD_S (2 s),
+# so B = 1000 left as little as 13 s of trickle, which a slow start used up. B = 10,000
+# leaves over two minutes, more than RUN_S.
+HOT_BACKLOG = 10_000
 
 Partition = tuple[str, int]
 
@@ -123,7 +132,7 @@ async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that
         start_generation = members[0].generation()
         assert start_generation is not None
         before = {m.name: m.partitions() for m in members}
-        await land_backlog(kafka_broker.bootstrap, sidecar, group, members[0])
+        await land_backlog(kafka_broker.bootstrap, sidecar, group, members[0], HOT_BACKLOG)
         # From here on the lag only grows, and the advice (held 2 s) comes after.
         producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
 
@@ -138,7 +147,11 @@ async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that
                 and held != list(before.values())
             )
 
-        await eventually_async(moved, RUN_S, "an advised cooperative rebalance", 0.5)
+        try:
+            await eventually_async(moved, RUN_S, "an advised cooperative rebalance", 0.5)
+        except TimeoutError as error:
+            last_advice = await asyncio.to_thread(advice, sidecar, group)
+            raise AssertionError(f"{error}; the sidecar's last advice: {last_advice}") from error
         await asyncio.sleep(AFTER_S)  # records keep coming after the last assignment
         after = {m.name: m.partitions() for m in members}
         stopped_ts = time.time() * 1000

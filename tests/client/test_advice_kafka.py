@@ -103,11 +103,13 @@ async def stable_group(sidecar: SidecarProcess, group: str, members: list[JavaMe
     await eventually_async(settled, JOIN_DEADLINE_S, f"{group} stable with two members", 0.5)
 
 
-async def land_backlog(bootstrap: str, sidecar: SidecarProcess, group: str, hot: JavaMember) -> int:
-    """Write BACKLOG records to each partition ``hot`` holds; the worst member lag once seen."""
+async def land_backlog(
+    bootstrap: str, sidecar: SidecarProcess, group: str, hot: JavaMember, backlog: int = BACKLOG
+) -> int:
+    """Write ``backlog`` records to each partition ``hot`` holds; the worst member lag once seen."""
     counts = [0] * PARTITIONS
     for _, p in hot.partitions():
-        counts[p] = BACKLOG
+        counts[p] = backlog
     topic = next(iter(hot.partitions()))[0]
     await produce(bootstrap, topic, counts)
     worst = sum(counts)
