@@ -9,6 +9,7 @@
 //! most 2^63 - 1 and a group at most 2^32 partitions, so no sum overflows.
 
 use crate::input::Invalid;
+use crate::packed_sort::sort_positions;
 
 /// The rounds of one deal, concatenated: round `r` is `members[at..at + sizes[r]]` and
 /// `parts[at..at + sizes[r]]`, where `at` is the sum of the sizes before it.
@@ -25,15 +26,24 @@ pub fn deal(rounds: &Rounds<'_>, lags: &[i128], load: &mut [i128]) -> Result<Vec
     check(rounds, lags.len(), load.len())?;
     let mut takers = Vec::with_capacity(rounds.members.len());
     let mut order: Vec<i64> = Vec::new();
+    let (mut keys, mut positions, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     let mut at = 0usize;
     for (r, &size) in rounds.sizes.iter().enumerate() {
         let end = at + size as usize;
         let members = &rounds.members[at..end];
         order.clear();
-        order.extend_from_slice(members);
-        if rounds.sorted[r] != 0 {
-            // stable: equal loads keep member order
-            order.sort_by_key(|&m| load[m as usize]);
+        if rounds.sorted[r] == 0 {
+            order.extend_from_slice(members);
+        } else {
+            // equal loads keep member order (the members come ascending)
+            keys.clear();
+            keys.extend(members.iter().map(|&m| load[m as usize]));
+            if sort_positions(&keys, &mut positions, &mut scratch) {
+                order.extend(positions.iter().map(|&i| members[i as usize]));
+            } else {
+                order.extend_from_slice(members);
+                order.sort_by_key(|&m| load[m as usize]);
+            }
         }
         for (&m, &x) in order.iter().zip(&rounds.parts[at..end]) {
             load[m as usize] += lags[x as usize];
@@ -106,5 +116,20 @@ mod tests {
         // round 1: tie, member 0 takes 10; round 2: member 1 (5) takes 7, member 0 takes 1
         assert_eq!(deal(&rounds, &lags, &mut load).unwrap(), vec![0, 1, 1, 0]);
         assert_eq!(load, [11, 12]);
+    }
+
+    #[test]
+    fn loads_too_far_apart_to_pack_are_dealt_the_same_way() {
+        let rounds = Rounds {
+            sizes: &[3],
+            members: &[0, 1, 2],
+            parts: &[0, 1, 2],
+            sorted: &[1],
+        };
+        let lags = [9, 8, 7];
+        let mut load = [1 << 100, 5, 5];
+        // members 1 and 2 tie (ties to the lower), member 0 is far behind them
+        assert_eq!(deal(&rounds, &lags, &mut load).unwrap(), vec![1, 2, 0]);
+        assert_eq!(load, [(1 << 100) + 7, 14, 13]);
     }
 }

@@ -2,11 +2,13 @@
 //!
 //! `assignment_json` writes an answer's `assignment` JSON straight from the owner array of
 //! the balanced strategy (owner member number per flat partition), instead of building a
-//! dict of lists in Python and encoding it. `deal_rounds` is the balanced strategy's deal
-//! in rounds, `lower_max_lag` its local moves. The work itself is pure Rust (`plan`,
-//! `write`; `deal`; `moves` and what it calls); this file turns the Python arguments into
-//! slices, with clear errors for bad ones.
+//! dict of lists in Python and encoding it. `by_lag_order` gives each topic's partitions
+//! by lag, `deal_rounds` is the balanced strategy's deal in rounds, `lower_max_lag` its
+//! local moves. The work itself is pure Rust (`plan`, `write`; `by_lag`, `deal` and their
+//! `packed_sort`; `moves` and what it calls); this file turns the Python arguments into slices, with clear errors
+//! for bad ones.
 
+mod by_lag;
 mod changes;
 mod deal;
 mod exact;
@@ -14,6 +16,7 @@ mod input;
 mod moves;
 mod moves_input;
 mod numerals;
+mod packed_sort;
 mod pair_split;
 mod placement;
 mod plan;
@@ -24,6 +27,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
 
+use crate::by_lag::by_lag;
 use crate::deal::{deal, Rounds};
 use crate::exact::Goal;
 use crate::input::{Form, Invalid};
@@ -123,6 +127,35 @@ fn deal_rounds(
     out.copy_from_slice(py, &dealt)
 }
 
+/// Each topic's partitions by lag (`by_lag.rs`), into `out` (a writable int64 buffer, one
+/// entry per partition): topic by topic, each topic's flat partition numbers largest lag
+/// first, equal lags by the lower number.
+///
+/// `lags`: int64 buffer, per flat partition. `topic_starts`: T + 1 ints from 0 to len(lags).
+#[pyfunction]
+#[pyo3(signature = (lags, topic_starts, out))]
+fn by_lag_order(
+    py: Python<'_>,
+    lags: &Bound<'_, PyAny>,
+    topic_starts: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let lags = int64s(py, lags, "lags")?;
+    let starts = starts_of(py, topic_starts)?;
+    let out_buffer = writable_int64s(out, "out")?;
+    if out_buffer.item_count() != lags.len() {
+        return Err(PyValueError::new_err(format!(
+            "out has {} entries but lags has {}: one each",
+            out_buffer.item_count(),
+            lags.len()
+        )));
+    }
+    let order = py
+        .detach(|| by_lag(&lags, &starts))
+        .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
+    out_buffer.copy_from_slice(py, &order)
+}
+
 /// The balanced strategy's local moves, made in place: `owner` and `stamp` are updated
 /// and `(members, loads, next_stamp)` returned: the members whose partitions changed
 /// (ascending), their lags, and the next free stamp. The moves themselves are `moves.rs`.
@@ -186,9 +219,26 @@ fn lower_max_lag<'py>(
     let outcome: Outcome = py
         .detach(|| run(&input, &rules, stop_at, work, &tuning))
         .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
-    owner_out.copy_from_slice(py, &outcome.owner)?;
-    stamp_out.copy_from_slice(py, &outcome.stamp)?;
+    write_changes(py, &owner_out, input.owner, &outcome.owners)?;
+    write_changes(py, &stamp_out, input.stamp, &outcome.stamps)?;
     (outcome.members, outcome.loads, outcome.next_stamp).into_pyobject(py)
+}
+
+/// `buffer` (which holds `values`) with `values[x] = value` for every `(x, value)` of
+/// `changes`; untouched when there are none.
+fn write_changes(
+    py: Python<'_>,
+    buffer: &PyBuffer<i64>,
+    mut values: Vec<i64>,
+    changes: &[(usize, i64)],
+) -> PyResult<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    for &(x, value) in changes {
+        values[x] = value;
+    }
+    buffer.copy_from_slice(py, &values)
 }
 
 /// A writable one-dimensional int64 buffer in this machine's byte order.
@@ -389,6 +439,8 @@ fn json_texts<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Vec<Bound<
 mod _native {
     #[pymodule_export]
     use super::assignment_json;
+    #[pymodule_export]
+    use super::by_lag_order;
     #[pymodule_export]
     use super::deal_rounds;
     #[pymodule_export]

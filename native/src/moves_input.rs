@@ -28,14 +28,15 @@ pub struct MovesInput {
     pub next_stamp: i64,
 }
 
-/// The members whose partitions changed (ascending) with their lags; the owner and stamp
-/// of every partition after the moves (a changed member's partitions restamped in order
-/// from the input's `next_stamp`), and the next stamp after those.
+/// The members whose partitions changed (ascending) with their lags; the partitions that
+/// changed owner with their new owner, and the new stamps (a changed member's partitions
+/// restamped in order from the input's `next_stamp`), each as (partition, value); and the
+/// next stamp after those. Every other owner and stamp stays as it was.
 pub struct Outcome {
     pub members: Vec<u32>,
     pub loads: Vec<i128>,
-    pub owner: Vec<i64>,
-    pub stamp: Vec<i64>,
+    pub owners: Vec<(usize, i64)>,
+    pub stamps: Vec<(usize, i64)>,
     pub next_stamp: i64,
 }
 
@@ -96,13 +97,13 @@ pub fn run(
     let mut outcome = Outcome {
         members: Vec::new(),
         loads: Vec::new(),
-        owner: input.owner.clone(),
-        stamp: input.stamp.clone(),
+        owners: Vec::new(),
+        stamps: Vec::new(),
         next_stamp: input.next_stamp,
     };
     for (x, (&was, &now)) in before.iter().zip(&placement.owner).enumerate() {
         if was != now {
-            outcome.owner[x] = i64::from(now);
+            outcome.owners.push((x, i64::from(now)));
             changed[was as usize] = true;
             changed[now as usize] = true;
         }
@@ -111,7 +112,7 @@ pub fn run(
         outcome.members.push(m as u32);
         outcome.loads.push(placement.load[m]);
         for &x in &placement.held[m] {
-            outcome.stamp[x as usize] = outcome.next_stamp;
+            outcome.stamps.push((x as usize, outcome.next_stamp));
             outcome.next_stamp += 1;
         }
     }

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Buffer
 
-__all__ = ["assignment_json", "deal_rounds", "lower_max_lag"]
+__all__ = ["assignment_json", "by_lag_order", "deal_rounds", "lower_max_lag"]
 
 # numpy's arrays declare the buffer protocol (__buffer__) to type checkers from Python 3.12 on.
 def assignment_json(
@@ -34,6 +34,20 @@ def assignment_json(
     a key not bytes) and ValueError for wrong values (an owner that is neither a member
     number nor -1, ``topic_starts`` not matching ``owner`` or ``topic_keys``, an unknown
     ``form``).
+    """
+
+def by_lag_order(
+    lags: npt.NDArray[np.int64] | Buffer,
+    topic_starts: npt.NDArray[np.int64] | Buffer | Sequence[int],
+    out: npt.NDArray[np.int64] | Buffer,
+) -> None:
+    """Each topic's flat partitions by lag, largest first, into ``out``.
+
+    Topic by topic (``topic_starts``: T + 1 ints from 0 to len(lags)), each topic's flat
+    partition numbers ordered by lag, largest first, equal lags by the lower number (as a
+    stable sort of the negated lags). ``lags`` is an int64 buffer, ``out`` a writable int64
+    buffer of the same length. Raises ValueError for starts that do not cover the lags or
+    an ``out`` of another length, TypeError for arguments of the wrong type.
     """
 
 def deal_rounds(

@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
+from lagassign._native import by_lag_order
 from lagassign.core.model import Rebalance
 from lagassign.core.ownership import flat_owner_numbers
 from lagassign.core.stats import lag_totals, lower_bound
@@ -125,10 +126,17 @@ class GroupIndex:
         """Per topic, its flat partitions by lag, largest first (equal lags by partition id)."""
         if self._by_lag_arrays is None:
             lags, offsets = self.lag_array, self.offsets
-            self._by_lag_arrays = [
-                (-lags[offsets[t] : offsets[t + 1]]).argsort(kind="stable") + offsets[t]
-                for t in range(len(self.topics))
-            ]
+            if lags.dtype == np.int64:  # sorted in one compiled call
+                order = np.empty(len(lags), dtype=np.int64)
+                by_lag_order(lags, offsets, order)
+                self._by_lag_arrays = [
+                    order[offsets[t] : offsets[t + 1]] for t in range(len(self.topics))
+                ]
+            else:  # lags beyond int64 (Python ints)
+                self._by_lag_arrays = [
+                    (-lags[offsets[t] : offsets[t + 1]]).argsort(kind="stable") + offsets[t]
+                    for t in range(len(self.topics))
+                ]
         return self._by_lag_arrays
 
     def subscriber_arrays(self) -> list[npt.NDArray[np.int64]]:

@@ -60,7 +60,9 @@ def deal_rounds(
         by_round: list[npt.NDArray[np.int64]] = []
         if len(parts):
             open_members, counts = open_slots[t]
-            ends = set(np.unique(counts).tolist())
+            low, high = int(counts.min()), int(counts.max())
+            # every subscriber taking as many (a fresh group) needs no np.unique
+            ends = {low} if low == high else set(np.unique(counts).tolist())
             members = open_members[counts > 0]
             for k in range(max(ends)):
                 if k in ends and k:
