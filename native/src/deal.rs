@@ -22,31 +22,36 @@ pub struct Rounds<'a> {
 
 /// Who takes each partition of `rounds.parts`, in that order; `load` (each member's lag so
 /// far) ends with the dealt lags added.
-pub fn deal(rounds: &Rounds<'_>, lags: &[i128], load: &mut [i128]) -> Result<Vec<i64>, Invalid> {
+pub fn deal<L: Copy + Into<i128>>(
+    rounds: &Rounds<'_>,
+    lags: &[L],
+    load: &mut [i128],
+) -> Result<Vec<i64>, Invalid> {
     check(rounds, lags.len(), load.len())?;
     let mut takers = Vec::with_capacity(rounds.members.len());
-    let mut order: Vec<i64> = Vec::new();
+    let mut sorted: Vec<i64> = Vec::new();
     let (mut keys, mut positions, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     let mut at = 0usize;
     for (r, &size) in rounds.sizes.iter().enumerate() {
         let end = at + size as usize;
         let members = &rounds.members[at..end];
-        order.clear();
-        if rounds.sorted[r] == 0 {
-            order.extend_from_slice(members);
+        let order = if rounds.sorted[r] == 0 {
+            members
         } else {
             // equal loads keep member order (the members come ascending)
             keys.clear();
             keys.extend(members.iter().map(|&m| load[m as usize]));
+            sorted.clear();
             if sort_positions(&keys, &mut positions, &mut scratch) {
-                order.extend(positions.iter().map(|&i| members[i as usize]));
+                sorted.extend(positions.iter().map(|&i| members[i as usize]));
             } else {
-                order.extend_from_slice(members);
-                order.sort_by_key(|&m| load[m as usize]);
+                sorted.extend_from_slice(members);
+                sorted.sort_by_key(|&m| load[m as usize]);
             }
-        }
+            &sorted[..]
+        };
         for (&m, &x) in order.iter().zip(&rounds.parts[at..end]) {
-            load[m as usize] += lags[x as usize];
+            load[m as usize] += lags[x as usize].into();
             takers.push(m);
         }
         at = end;

@@ -99,7 +99,12 @@ fn deal_rounds(
     sorted: &Bound<'_, PyAny>,
     takers: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
-    let lags = wide_ints(py, lags, "lags")?;
+    // int64 lags stay 8 bytes each: each is widened where it is added
+    let narrow_lags = one_dimensional::<i64>(py, lags, "lags", "int64")?;
+    let wide_lags = match narrow_lags {
+        Some(_) => Vec::new(),
+        None => wide_ints(py, lags, "lags")?,
+    };
     let mut load = wide_ints(py, load, "load")?;
     let sizes = int64s(py, sizes, "sizes")?;
     let members = int64s(py, members, "members")?;
@@ -115,7 +120,10 @@ fn deal_rounds(
         sorted: &sorted,
     };
     let dealt = py
-        .detach(|| deal(&rounds, &lags, &mut load))
+        .detach(|| match &narrow_lags {
+            Some(lags) => deal(&rounds, lags, &mut load),
+            None => deal(&rounds, &wide_lags, &mut load),
+        })
         .map_err(|invalid: Invalid| PyValueError::new_err(invalid.0))?;
     if out.item_count() != dealt.len() {
         return Err(PyValueError::new_err(format!(

@@ -67,15 +67,13 @@ impl<'a> Placement<'a> {
     pub fn new(group: Group<'a>, held: Vec<Vec<u32>>, owner: Vec<u32>) -> Placement<'a> {
         // one entry per topic: every topic number is below base.len() (checked by the caller)
         let topics = group.base.len();
-        let load = held
-            .iter()
-            .map(|parts| {
-                parts
-                    .iter()
-                    .map(|&x| i128::from(group.lags[x as usize]))
-                    .sum()
-            })
-            .collect();
+        // one pass in partition order (each member's list would read the lags at random)
+        let mut load = vec![0i128; held.len()];
+        for (&m, &lag) in owner.iter().zip(group.lags) {
+            if m != NONE {
+                load[m as usize] += i128::from(lag);
+            }
+        }
         Placement {
             group,
             owner,
