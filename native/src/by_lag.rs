@@ -1,19 +1,19 @@
 //! Each topic's partitions by lag, largest first, equal lags by partition id: the order the
 //! balanced strategy deals and reads them in.
 
-use crate::input::Invalid;
+use crate::input::{lag_topic_bounds, Invalid};
 use crate::packed_sort::sort_positions;
 
 /// The flat partition numbers of every topic, topic by topic, each topic's by lag (largest
 /// first, equal lags by the lower number). `starts` are the topics' first flat positions
 /// and their end, ascending from 0 to `lags.len()`.
 pub fn by_lag(lags: &[i64], starts: &[i64]) -> Result<Vec<i64>, Invalid> {
-    check(starts, lags.len())?;
+    let bounds = lag_topic_bounds(starts, lags.len())?;
     let mut order = Vec::with_capacity(lags.len());
     let (mut keys, mut positions, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     let mut keyed: Vec<(std::cmp::Reverse<i64>, u32)> = Vec::new();
-    for pair in starts.windows(2) {
-        let (start, end) = (pair[0] as usize, pair[1] as usize);
+    for pair in bounds.windows(2) {
+        let (start, end) = (pair[0], pair[1]);
         keys.clear();
         keys.extend(lags[start..end].iter().map(|&lag| -i128::from(lag)));
         if !sort_positions(&keys, &mut positions, &mut scratch) {
@@ -33,31 +33,6 @@ pub fn by_lag(lags: &[i64], starts: &[i64]) -> Result<Vec<i64>, Invalid> {
         order.extend(positions.iter().map(|&i| (start + i as usize) as i64));
     }
     Ok(order)
-}
-
-fn check(starts: &[i64], partitions: usize) -> Result<(), Invalid> {
-    if partitions > u32::MAX as usize {
-        return Err(Invalid(format!(
-            "lags has {partitions} partitions, more than {} (the most one group can hold)",
-            u32::MAX
-        )));
-    }
-    if starts.first() != Some(&0) || starts.last() != Some(&(partitions as i64)) {
-        return Err(Invalid(format!(
-            "topic_starts must run from 0 to {partitions} (the number of lags), got {:?} to {:?}",
-            starts.first(),
-            starts.last()
-        )));
-    }
-    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
-        return Err(Invalid(format!(
-            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
-            starts[t],
-            t - 1,
-            starts[t - 1]
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -96,3 +96,35 @@ pub fn count_per_member(owner: &[i32], members: usize) -> Result<Vec<usize>, Inv
     }
     Ok(counts)
 }
+
+/// The topics' bounds over a group's lags: `topic_starts` checked to run from 0, ascending,
+/// to `partitions` (the number of lags).
+pub fn lag_topic_bounds(starts: &[i64], partitions: usize) -> Result<Vec<usize>, Invalid> {
+    if partitions > u32::MAX as usize {
+        return Err(Invalid(format!(
+            "lags has {partitions} partitions, more than {} (the most one group can hold)",
+            u32::MAX
+        )));
+    }
+    if starts.first() != Some(&0) {
+        return Err(Invalid(format!(
+            "topic_starts must start at 0, got {:?}",
+            starts.first()
+        )));
+    }
+    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
+        return Err(Invalid(format!(
+            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
+            starts[t],
+            t - 1,
+            starts[t - 1]
+        )));
+    }
+    let last = starts[starts.len() - 1];
+    if usize::try_from(last).ok() != Some(partitions) {
+        return Err(Invalid(format!(
+            "topic_starts ends at {last} but lags has {partitions} partitions: they must match"
+        )));
+    }
+    Ok(starts.iter().map(|&s| s as usize).collect())
+}

@@ -1,7 +1,7 @@
 //! The local moves' arguments checked, the moves run, and what changed handed back.
 
 use crate::exact::Goal;
-use crate::input::Invalid;
+use crate::input::{lag_topic_bounds, Invalid};
 use crate::moves::{lower_max_lag, Rules, Tuning};
 use crate::placement::{Group, Placement, NONE};
 
@@ -48,7 +48,7 @@ pub fn run(
     tuning: &Tuning,
 ) -> Result<Outcome, Invalid> {
     let partitions = input.lags.len();
-    let bounds = topic_bounds(&input.topic_starts, partitions)?;
+    let bounds = lag_topic_bounds(&input.topic_starts, partitions)?;
     let topics = bounds.len() - 1;
     if input.base.len() != topics {
         return Err(Invalid(format!(
@@ -117,37 +117,6 @@ pub fn run(
         }
     }
     Ok(outcome)
-}
-
-/// The topics' bounds: `topic_starts` checked to run from 0, ascending, to `partitions`.
-fn topic_bounds(starts: &[i64], partitions: usize) -> Result<Vec<usize>, Invalid> {
-    if partitions > u32::MAX as usize {
-        return Err(Invalid(format!(
-            "lags has {partitions} partitions, more than {} (the most one group can hold)",
-            u32::MAX
-        )));
-    }
-    if starts.first() != Some(&0) {
-        return Err(Invalid(format!(
-            "topic_starts must start at 0, got {:?}",
-            starts.first()
-        )));
-    }
-    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
-        return Err(Invalid(format!(
-            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
-            starts[t],
-            t - 1,
-            starts[t - 1]
-        )));
-    }
-    let last = starts[starts.len() - 1];
-    if usize::try_from(last).ok() != Some(partitions) {
-        return Err(Invalid(format!(
-            "topic_starts ends at {last} but lags has {partitions} partitions: they must match"
-        )));
-    }
-    Ok(starts.iter().map(|&s| s as usize).collect())
 }
 
 /// Per member its subscription's number, and per subscription its topics ascending.
