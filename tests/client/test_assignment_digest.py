@@ -13,13 +13,25 @@ from kafka.protocol.consumer.metadata import (  # type: ignore[import-untyped]
     ConsumerProtocolAssignment,
 )
 
-from lagassign_client.assignment_digest import assignment_digest, digest_of_assignments
+from lagassign_client.assignment_digest import (
+    NUMERALS_MAX,
+    assignment_digest,
+    digest_of_assignments,
+)
 
 MEMBERS = st.sampled_from(["c-1", "c-2", "c-10", "{c}", "ü"])
 TOPICS = st.sampled_from(["t0", "t1", "t10", "a b", "ö"])
+# Ids the shared table of decimal texts writes (below NUMERALS_MAX), ids beyond it, and a
+# negative one (written without the table).
+IDS = st.one_of(
+    st.integers(0, 40), st.sampled_from([NUMERALS_MAX - 1, NUMERALS_MAX, 2**31 - 1, -1])
+)
 # Pairs as a client library may hold them: topics in any order, a topic twice, ids unsorted,
-# a topic with no ids.
-PAIRS = st.lists(st.tuples(TOPICS, st.lists(st.integers(0, 40), max_size=6)), max_size=6)
+# a topic with no ids, one id per topic (the usual case at scale).
+PAIRS = st.one_of(
+    st.lists(st.tuples(TOPICS, st.lists(IDS, max_size=6)), max_size=6),
+    st.lists(st.tuples(TOPICS, st.lists(IDS, min_size=1, max_size=1)), max_size=6),
+)
 ASSIGNMENTS = st.dictionaries(MEMBERS, PAIRS, max_size=5)
 
 

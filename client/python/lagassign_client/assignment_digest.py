@@ -26,26 +26,46 @@ def assignment_digest(assigned: Iterable[tuple[str, str, int]]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _member_lines(member: str, pairs: Iterable[tuple[str, Sequence[int]]]) -> str:
+# Partition ids below this are written from a shared table of their decimal texts.
+NUMERALS_MAX = 1 << 16
+
+
+def _member_lines(
+    member: str, pairs: Iterable[tuple[str, Sequence[int]]], numerals: list[str]
+) -> str:
     """One member's lines, in order, from its ``(topic, partition ids)`` pairs: built with
     built-ins over whole lists, one string per partition (a million partitions in well under
-    a second, where one tuple and one sort key per partition took seconds)."""
-    by_topic: list[tuple[str, Sequence[int]]] = sorted(pairs, key=_topic)
+    a second, where one tuple and one sort key per partition took seconds).
+
+    The usual assignment (topics already in name order, one id per topic) is read as it
+    is, without a sort; ``numerals`` (the decimal texts of 0, 1, 2, ...) grows as needed and
+    is shared by the members of one digest."""
+    by_topic = list(pairs)
     topics = list(map(_topic, by_topic))
-    if not all(map(lt, topics, islice(topics, 1, None))):  # a topic in two pairs: merged
-        merged: dict[str, list[int]] = {}
-        for topic, given in by_topic:
-            merged.setdefault(topic, []).extend(given)
-        by_topic = list(merged.items())
-        topics = list(merged)
-    ids: list[list[int]] = list(map(sorted, map(_ids, by_topic)))
-    counts = list(map(len, ids))
+    if not all(map(lt, topics, islice(topics, 1, None))):
+        by_topic.sort(key=_topic)
+        topics = list(map(_topic, by_topic))
+        if not all(map(lt, topics, islice(topics, 1, None))):  # a topic in two pairs: merged
+            merged: dict[str, list[int]] = {}
+            for topic, given in by_topic:
+                merged.setdefault(topic, []).extend(given)
+            by_topic = list(merged.items())
+            topics = list(merged)
+    given_ids: list[Sequence[int]] = list(map(_ids, by_topic))
+    counts = list(map(len, given_ids))
+    single = counts.count(1) == len(counts)
+    if not single:
+        given_ids = list(map(sorted, given_ids))
+    ids = list(chain.from_iterable(given_ids))
     heads: Iterable[str] = [f"{member}\t{topic}\t" for topic in topics]
-    if counts.count(1) != len(counts):  # some topic with several partitions (or none)
+    if not single:  # some topic with several partitions (or none)
         heads = chain.from_iterable(map(repeat, heads, counts))
-    return "".join(
-        chain.from_iterable(zip(heads, map(str, chain.from_iterable(ids)), repeat("\n")))
-    )
+    texts: Iterable[str] = map(str, ids)
+    if ids and min(ids) >= 0 and (top := max(ids)) < NUMERALS_MAX:
+        if top >= len(numerals):
+            numerals.extend(map(str, range(len(numerals), top + 1)))
+        texts = map(numerals.__getitem__, ids)
+    return "".join(chain.from_iterable(zip(heads, texts, repeat("\n"))))
 
 
 def digest_of_assignments(assignments: Mapping[str, Any]) -> str:
@@ -53,6 +73,7 @@ def digest_of_assignments(assignments: Mapping[str, Any]) -> str:
     ``assignment`` lists the member's ``(topic, partition ids)`` pairs (aiokafka,
     kafka-python); the same as :func:`assignment_digest` of its triples."""
     digest = hashlib.sha256()
+    numerals: list[str] = []
     for member in sorted(assignments):
-        digest.update(_member_lines(member, assignments[member].assignment).encode())
+        digest.update(_member_lines(member, assignments[member].assignment, numerals).encode())
     return digest.hexdigest()[:16]
