@@ -5,8 +5,8 @@
 //! dict of lists in Python and encoding it. `by_lag_order` gives each topic's partitions
 //! by lag, `deal_rounds` is the balanced strategy's deal in rounds, `lower_max_lag` its
 //! local moves. The work itself is pure Rust (`plan`, `write`; `by_lag`, `deal` and their
-//! `packed_sort`; `moves` and what it calls); this file turns the Python arguments into slices, with clear errors
-//! for bad ones.
+//! `packed_sort`; `moves` and what it calls); this file turns the Python arguments into
+//! slices, with clear errors for bad ones.
 
 mod by_lag;
 mod changes;
@@ -232,8 +232,8 @@ fn lower_max_lag<'py>(
     (outcome.members, outcome.loads, outcome.next_stamp).into_pyobject(py)
 }
 
-/// `buffer` (which holds `values`) with `values[x] = value` for every `(x, value)` of
-/// `changes`; untouched when there are none.
+/// Sets `values[x] = value` for every `(x, value)` of `changes` and writes `values` into
+/// `buffer`, which held `values` before; the buffer is left alone when nothing changed.
 fn write_changes(
     py: Python<'_>,
     buffer: &PyBuffer<i64>,
