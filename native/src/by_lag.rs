@@ -1,14 +1,14 @@
 //! Each topic's partitions by lag, largest first, equal lags by partition id: the order the
 //! balanced strategy deals and reads them in.
 
-use crate::input::{lag_topic_bounds, Invalid};
+use crate::input::{topic_bounds, Invalid};
 use crate::packed_sort::sort_positions;
 
 /// The flat partition numbers of every topic, topic by topic, each topic's by lag (largest
 /// first, equal lags by the lower number). `starts` are the topics' first flat positions
 /// and their end, ascending from 0 to `lags.len()`.
 pub fn by_lag(lags: &[i64], starts: &[i64]) -> Result<Vec<i64>, Invalid> {
-    let bounds = lag_topic_bounds(starts, lags.len())?;
+    let bounds = topic_bounds(starts, lags.len(), "lags")?;
     let mut order = Vec::with_capacity(lags.len());
     let (mut keys, mut positions, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     let mut keyed: Vec<(std::cmp::Reverse<i64>, u32)> = Vec::new();

@@ -33,43 +33,38 @@ impl fmt::Display for Invalid {
     }
 }
 
-/// The topics' first flat positions and their end: `topic_starts` checked to be 0, then
-/// ascending, ending at `partitions`, with one more entry than there are topics.
-pub fn topic_bounds(
-    starts: &[i64],
-    topics: usize,
-    partitions: usize,
-) -> Result<Vec<usize>, Invalid> {
+/// The topics' first flat positions and their end: `topic_starts` checked to start at 0,
+/// ascend, and end at `partitions`, the length of the array named `of` that they index.
+pub fn topic_bounds(starts: &[i64], partitions: usize, of: &str) -> Result<Vec<usize>, Invalid> {
     if partitions > u32::MAX as usize {
         return Err(Invalid(format!(
-            "owner has {partitions} partitions, more than {} (the most one answer can hold)",
+            "{of} has {partitions} partitions, more than {} (the most one group can hold)",
             u32::MAX
         )));
     }
-    if starts.len() != topics + 1 {
+    match starts.first() {
+        None => {
+            return Err(Invalid(
+                "topic_starts is empty: it must start at 0".to_owned(),
+            ))
+        }
+        Some(&first) if first != 0 => {
+            return Err(Invalid(format!("topic_starts[0] is {first}, not 0")));
+        }
+        Some(_) => {}
+    }
+    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
         return Err(Invalid(format!(
-            "topic_starts has {} entries but topic_keys names {topics} topics: it needs one \
-             more entry than there are topics",
-            starts.len()
+            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
+            starts[t],
+            t - 1,
+            starts[t - 1]
         )));
     }
-    if starts[0] != 0 {
-        return Err(Invalid(format!("topic_starts[0] is {}, not 0", starts[0])));
-    }
-    for (t, pair) in starts.windows(2).enumerate() {
-        if pair[1] < pair[0] {
-            return Err(Invalid(format!(
-                "topic_starts is not ascending: topic_starts[{}] = {} is below topic_starts[{t}] = {}",
-                t + 1,
-                pair[1],
-                pair[0]
-            )));
-        }
-    }
-    let last = starts[topics];
+    let last = starts[starts.len() - 1];
     if usize::try_from(last).ok() != Some(partitions) {
         return Err(Invalid(format!(
-            "topic_starts ends at {last} but owner has {partitions} partitions: they must match"
+            "topic_starts ends at {last} but {of} has {partitions} partitions: they must match"
         )));
     }
     // Ascending from 0 to `partitions`: every entry fits a usize.
@@ -95,36 +90,4 @@ pub fn count_per_member(owner: &[i32], members: usize) -> Result<Vec<usize>, Inv
         }
     }
     Ok(counts)
-}
-
-/// The topics' bounds over a group's lags: `topic_starts` checked to run from 0, ascending,
-/// to `partitions` (the number of lags).
-pub fn lag_topic_bounds(starts: &[i64], partitions: usize) -> Result<Vec<usize>, Invalid> {
-    if partitions > u32::MAX as usize {
-        return Err(Invalid(format!(
-            "lags has {partitions} partitions, more than {} (the most one group can hold)",
-            u32::MAX
-        )));
-    }
-    if starts.first() != Some(&0) {
-        return Err(Invalid(format!(
-            "topic_starts must start at 0, got {:?}",
-            starts.first()
-        )));
-    }
-    if let Some(t) = (1..starts.len()).find(|&t| starts[t] < starts[t - 1]) {
-        return Err(Invalid(format!(
-            "topic_starts is not ascending: topic_starts[{t}] = {} is below topic_starts[{}] = {}",
-            starts[t],
-            t - 1,
-            starts[t - 1]
-        )));
-    }
-    let last = starts[starts.len() - 1];
-    if usize::try_from(last).ok() != Some(partitions) {
-        return Err(Invalid(format!(
-            "topic_starts ends at {last} but lags has {partitions} partitions: they must match"
-        )));
-    }
-    Ok(starts.iter().map(|&s| s as usize).collect())
 }

@@ -1,7 +1,7 @@
 //! The local moves' arguments checked, the moves run, and what changed handed back.
 
 use crate::exact::Goal;
-use crate::input::{lag_topic_bounds, Invalid};
+use crate::input::{topic_bounds, Invalid};
 use crate::moves::{lower_max_lag, Rules, Tuning};
 use crate::placement::{Group, Placement, NONE};
 
@@ -48,7 +48,7 @@ pub fn run(
     tuning: &Tuning,
 ) -> Result<Outcome, Invalid> {
     let partitions = input.lags.len();
-    let bounds = lag_topic_bounds(&input.topic_starts, partitions)?;
+    let bounds = topic_bounds(&input.topic_starts, partitions, "lags")?;
     let topics = bounds.len() - 1;
     if input.base.len() != topics {
         return Err(Invalid(format!(

@@ -48,7 +48,15 @@ impl<'k> Plan<'k> {
         member_keys: &'k [&'k [u8]],
         form: Form,
     ) -> Result<Plan<'k>, Invalid> {
-        let starts = topic_bounds(topic_starts, topic_keys.len(), owner.len())?;
+        if topic_starts.len() != topic_keys.len() + 1 {
+            return Err(Invalid(format!(
+                "topic_starts has {} entries but topic_keys names {} topics: it needs one \
+                 more entry than there are topics",
+                topic_starts.len(),
+                topic_keys.len()
+            )));
+        }
+        let starts = topic_bounds(topic_starts, owner.len(), "owner")?;
         let counts = count_per_member(owner, member_keys.len())?;
         let largest = starts.windows(2).map(|t| t[1] - t[0]).max().unwrap_or(0);
         let numerals = Numerals::up_to(largest);

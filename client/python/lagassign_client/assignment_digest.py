@@ -40,17 +40,14 @@ def _member_lines(
     The usual assignment (topics already in name order, one id per topic) is read as it
     is, without a sort; ``numerals`` (the decimal texts of 0, 1, 2, ...) grows as needed and
     is shared by the members of one digest."""
-    by_topic = list(pairs)
+    by_topic: list[tuple[str, Sequence[int]]] = list(pairs)
     topics = list(map(_topic, by_topic))
-    if not all(map(lt, topics, islice(topics, 1, None))):
-        by_topic.sort(key=_topic)
-        topics = list(map(_topic, by_topic))
-        if not all(map(lt, topics, islice(topics, 1, None))):  # a topic in two pairs: merged
-            merged: dict[str, list[int]] = {}
-            for topic, given in by_topic:
-                merged.setdefault(topic, []).extend(given)
-            by_topic = list(merged.items())
-            topics = list(merged)
+    if not all(map(lt, topics, islice(topics, 1, None))):  # topics out of order or repeated
+        merged: dict[str, list[int]] = {}
+        for topic, given in sorted(by_topic, key=_topic):
+            merged.setdefault(topic, []).extend(given)
+        by_topic = list(merged.items())
+        topics = list(merged)
     given_ids: list[Sequence[int]] = list(map(_ids, by_topic))
     counts = list(map(len, given_ids))
     single = counts.count(1) == len(counts)
