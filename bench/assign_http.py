@@ -5,7 +5,9 @@ its lags. For each wire form, side by side in one run:
 
 - ``topics``: today's form, every member lists its topics, the answer nested by topic name;
 - ``indexed``: the compact form, ``subscriptions`` given once and the answer by topic index
-  (what the shims send).
+  in JSON lists (what the Python shim asks for without its ``fast`` extra);
+- ``packed``: the compact form with the answer's partitions in base64 arrays (what the
+  shims ask for).
 
 Cases, each ``--runs`` times on one sidecar per form (its peak RSS is the form's):
 
@@ -28,6 +30,7 @@ peak RSS, request and answer bytes, the 1-minute load average. Bars (issue 12): 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import subprocess
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 
 from bench.assign_requests import AnswerForm, request_body
 from bench.percentiles import percentile
@@ -50,7 +54,7 @@ from lagassign.core.model import Assignment, Rebalance
 
 SCALE_1M = Scenario("kafka-scale-1m", 2_000, 500, 2_000, "uniform")
 SCALE_100K = Scenario("service-100k", 1_000, 100, 1_000, "uniform")
-FORMS: tuple[AnswerForm, ...] = ("topics", "indexed")
+FORMS: tuple[AnswerForm, ...] = ("topics", "indexed", "packed")
 BARS = {"fresh-1m": (1.5, 2.0), "churn-1m": (1.5, 2.0), "fresh-100k": (0.15, None)}
 CLI_BAR_S = 3.0
 RSS_BAR_MIB = 2048
@@ -63,8 +67,8 @@ def emit(line: dict[str, Any]) -> None:
 
 
 def encoded(rebalance: Rebalance, group_id: str, form: AnswerForm) -> bytes:
-    """The request in ``form``: the compact request asks for the indexed answer."""
-    compact = form == "indexed"
+    """The request in ``form``: the compact request asks for the indexed or packed answer."""
+    compact = form != "topics"
     body = request_body(rebalance, group_id, compact=compact, answer_form=form)
     return json.dumps(body, separators=(",", ":")).encode()
 
@@ -75,10 +79,19 @@ def topics_assignment(answer: dict[str, Any]) -> Assignment:
         by_name: Assignment = answer["assignment"]
         return by_name
     names = answer["topics"]
-    return {
-        member: {names[i]: parts for i, parts in pairs}
-        for member, pairs in answer["assignment"].items()
-    }
+    out: Assignment = {}
+    for member, given in answer["assignment"].items():
+        if isinstance(given, dict):  # packed: two base64 arrays
+            indices, ids = (
+                np.frombuffer(base64.b64decode(given[k]), "<u4").tolist()
+                for k in ("topic_indices", "partitions")
+            )
+            member_topics = out[member] = {}
+            for i, p in zip(indices, ids, strict=True):
+                member_topics.setdefault(names[i], []).append(p)
+        else:
+            out[member] = {names[i]: parts for i, parts in given}
+    return out
 
 
 def check_complete(rebalance: Rebalance, assignment: Assignment) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from lagassign.core.model import Rebalance
 
-AnswerForm = Literal["topics", "indexed"]
+AnswerForm = Literal["topics", "indexed", "packed"]
 
 
 def request_body(

@@ -6,7 +6,9 @@ the fault-injecting sidecar do not depend on the service's strategies.
 
 from __future__ import annotations
 
+import base64
 import copy
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,17 +51,68 @@ def indexed(assignment: dict[str, dict[str, list[int]]], topics: list[str]) -> A
     }
 
 
+def packed_arrays(pairs: Sequence[tuple[int, int]]) -> dict[str, str]:
+    """(topic index, partition) pairs as the packed form's two base64 arrays, as given."""
+    arrays = [struct.pack(f"<{len(pairs)}I", *column) for column in zip(*pairs, strict=True)]
+    topic_indices, partitions = arrays or [b"", b""]
+    return {
+        "topic_indices": base64.b64encode(topic_indices).decode(),
+        "partitions": base64.b64encode(partitions).decode(),
+    }
+
+
+def packed(assignment: dict[str, dict[str, list[int]]], topics: list[str]) -> Any:
+    """``{member: {topic: [p, ...]}}`` in the packed form, each member's pairs ascending."""
+    index = {t: i for i, t in enumerate(topics)}
+    return {
+        m: packed_arrays(sorted((index[t], p) for t, ps in given.items() for p in ps))
+        for m, given in assignment.items()
+    }
+
+
+def unpacked(member: dict[str, str]) -> list[tuple[int, int]]:
+    """A packed member's (topic index, partition) pairs."""
+    arrays = [base64.b64decode(member[key]) for key in ("topic_indices", "partitions")]
+    numbers = [struct.unpack(f"<{len(a) // 4}I", a) for a in arrays]
+    return list(zip(*numbers, strict=True))
+
+
 def nested(answer: dict[str, Any], key: str = "assignment") -> dict[str, dict[str, list[int]]]:
     """``answer[key]`` as ``{member: {topic: [p, ...]}}``, whichever form the answer is in."""
     if "topics" not in answer:
         return copy.deepcopy(answer[key])
     topics = answer["topics"]
-    return {m: {topics[i]: list(ps) for i, ps in pairs} for m, pairs in answer[key].items()}
+    out: dict[str, dict[str, list[int]]] = {}
+    for m, pairs in answer[key].items():
+        given = out[m] = {}
+        if isinstance(pairs, dict):
+            for i, p in unpacked(pairs):
+                given.setdefault(topics[i], []).append(p)
+        else:
+            given.update({topics[i]: list(ps) for i, ps in pairs})
+    return out
 
 
 def in_form_of(answer: dict[str, Any], assignment: dict[str, dict[str, list[int]]]) -> Any:
     """``assignment`` in the form of ``answer``."""
-    return indexed(assignment, answer["topics"]) if "topics" in answer else assignment
+    return in_form(assignment, answer_form(answer), answer.get("topics", []))
+
+
+def answer_form(answer: dict[str, Any]) -> str:
+    """The form ``answer`` is in: ``topics``, ``indexed`` or ``packed``."""
+    if "topics" not in answer:
+        return "topics"
+    packed_members = any(isinstance(v, dict) for v in answer["assignment"].values())
+    return "packed" if packed_members else "indexed"
+
+
+def in_form(assignment: dict[str, dict[str, list[int]]], form: str, topics: list[str]) -> Any:
+    """``assignment`` in the answer form ``form`` over ``topics``."""
+    if form == "packed":
+        return packed(assignment, topics)
+    if form == "indexed":
+        return indexed(assignment, topics)
+    return assignment
 
 
 def roundrobin_answer(request: dict[str, Any], lag: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -76,13 +129,15 @@ def roundrobin_answer(request: dict[str, Any], lag: dict[str, Any] | None = None
             assignment[owner].setdefault(topic, []).append(p)
     member_lag = {m: sum(len(ps) for ps in ts.values()) for m, ts in assignment.items()}
     answer: dict[str, Any] = {"group_id": request["group_id"]}
-    if request.get("answer_form") == "indexed":
-        answer["topics"] = list(request["partitions"])
+    form = request.get("answer_form", "topics")
+    topics = list(request["partitions"])
+    if form != "topics":
+        answer["topics"] = topics
     answer.update(
         {
             "strategy": request.get("strategy") or "roundrobin",
-            "assignment": in_form_of(answer, assignment),
-            "revoked": in_form_of(answer, {m: {} for m in members}),
+            "assignment": in_form(assignment, form, topics),
+            "revoked": in_form({m: {} for m in members}, form, topics),
             "lag": FULL_LAG if lag is None else lag,
             "stats": {
                 "partitions": sum(member_lag.values()),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import struct
 from typing import Any
 
 import pytest
@@ -16,8 +18,11 @@ from lagassign_client.userdata import SubscriptionUserData
 from tests.client.answers import (
     as_lists,
     giving_a_partition_twice,
+    in_form,
     indexed,
     missing_a_partition,
+    packed,
+    packed_arrays,
     roundrobin_answer,
 )
 
@@ -47,19 +52,27 @@ def codec(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
     return str(request.param)
 
 
-FORMS = ("topics", "indexed")
+FORMS = ("topics", "indexed", "packed")
 
 
 def answer(
     assignment: dict[str, dict[str, list[int]]], form: str = "topics", **extra: Any
 ) -> bytes:
-    """An answer giving ``assignment``, in the ``topics`` or the ``indexed`` answer form."""
-    if form == "indexed":
+    """An answer giving ``assignment``, in the answer form ``form``."""
+    if form != "topics":
         extra["topics"] = TOPICS
-        return json.dumps(
-            {"group_id": "orders", "assignment": indexed(assignment, TOPICS), **extra}
-        ).encode()
-    return json.dumps({"group_id": "orders", "assignment": assignment, **extra}).encode()
+    given = in_form(assignment, form, TOPICS)
+    return json.dumps({"group_id": "orders", "assignment": given, **extra}).encode()
+
+
+def packed_member(pairs: list[tuple[int, int]], **changes: Any) -> dict[str, Any]:
+    """A packed member of these pairs (any order), its arrays then changed as given."""
+    return {**packed_arrays(pairs), **changes}
+
+
+def packed_answer(member: Any, topics: Any = ("t0",), **extra: Any) -> bytes:
+    """A packed answer of one member ``c-1`` given ``member``."""
+    return json.dumps({"topics": list(topics), "assignment": {"c-1": member}, **extra}).encode()
 
 
 def good() -> dict[str, Any]:
@@ -149,6 +162,85 @@ def test_malformed_answers_are_refused(raw: bytes) -> None:
 
 
 @pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (packed_answer({"topic_indices": ""}), "is not an object of two base64"),
+        (packed_answer(packed_member([(0, 0)], extra="")), "is not an object of two base64"),
+        (packed_answer(packed_member([(0, 0)], partitions=7)), "is not an object of two base64"),
+        (packed_answer(packed_member([(0, 0)], partitions="AAAA*AAA")), "two base64 arrays"),
+        (packed_answer({"topic_indices": "AAA=", "partitions": "AAA="}), "equally many 32-bit"),
+        (packed_answer(packed_member([(0, 0)], partitions="")), "equally many 32-bit"),
+        (packed_answer(packed_member([(1, 0)])), "a topic index that is not in 'topics'"),
+        (packed_answer(packed_member([(0, 1), (0, 0)])), "ascending (topic index, partition)"),
+        (packed_answer(packed_member([(0, 0), (0, 0)])), "ascending (topic index, partition)"),
+        (
+            packed_answer(packed_member([(1, 0), (0, 0)]), topics=["t0", "t1"]),
+            "ascending (topic index, partition)",
+        ),
+        (
+            packed_answer(packed_member([(0, 0)]), topics=["t0", "t0"]),
+            "'topics' names a topic twice",
+        ),
+        (
+            json.dumps(
+                {
+                    "topics": ["t0"],
+                    "assignment": {"c-1": packed_member([(0, 0)]), "c-2": [[0, [1]]]},
+                }
+            ).encode(),
+            "is not an object of two base64",
+        ),
+    ],
+    ids=[
+        "one-array",
+        "a-third-field",
+        "not-a-string",
+        "not-base64",
+        "not-whole-numbers",
+        "unequal-lengths",
+        "topic-index-beyond",
+        "partitions-descending",
+        "a-pair-twice",
+        "topics-descending",
+        "topic-named-twice",
+        "forms-mixed",
+    ],
+)
+def test_malformed_packed_answers_are_refused_by_name(raw: bytes, problem: str) -> None:
+    with pytest.raises(MalformedAnswer, match=re.escape(problem)):
+        read_answer(raw, VIEW)
+
+
+def test_partitions_withheld_in_a_packed_answer_are_refused_in_an_eager_rebalance() -> None:
+    body = json.loads(answer({"c-1": {"t0": [0, 1, 2, 3], "t1": [0, 1]}}, "packed"))
+    body["assignment"] |= packed({"c-2": {}, "c-3": {}}, TOPICS)
+    body["revoked"] = packed({"c-1": {}, "c-2": {"t0": [1]}}, TOPICS)
+    with pytest.raises(InvalidAnswer, match="revoked"):
+        read_answer(json.dumps(body).encode(), VIEW)
+    body["revoked"] = packed({"c-1": {}, "c-2": {}}, TOPICS)
+    assert as_lists(read_answer(json.dumps(body).encode(), VIEW).assignment)["c-2"] == {}
+
+
+def test_a_packed_answer_names_topics_by_their_place_in_topics() -> None:
+    raw = json.dumps(
+        {
+            "topics": ["t1", "t0"],
+            "assignment": packed(
+                {"c-1": {"t1": [0, 1], "t0": [3]}, "c-2": {"t0": [0, 1]}, "c-3": {"t0": [2]}},
+                ["t1", "t0"],
+            ),
+        }
+    ).encode()
+    checked = read_answer(raw, VIEW)
+    assert checked.assignment["c-1"] == [("t0", (3,)), ("t1", (0, 1))]
+    assert as_lists(checked.assignment) == {
+        "c-1": {"t1": [0, 1], "t0": [3]},
+        "c-2": {"t0": [0, 1]},
+        "c-3": {"t0": [2]},
+    }
+
+
+@pytest.mark.parametrize(
     ("assignment", "problem"),
     [
         ({"c-1": {"t0": [0, 1, 2, 3], "t1": [0, 1]}, "c-2": {}}, "'c-3' is missing"),
@@ -195,7 +287,17 @@ def test_malformed_answers_are_refused(raw: bytes) -> None:
 def test_invalid_answers_are_refused(
     assignment: dict[str, dict[str, list[int]]], problem: str, form: str
 ) -> None:
-    with pytest.raises(InvalidAnswer, match=problem.replace("[", r"\[").replace("]", r"\]")):
+    if form == "packed" and problem == "unknown partition t0--1":
+        # The packed form's numbers have no sign: -1 cannot be written in it.
+        with pytest.raises(struct.error):
+            answer(assignment, form)
+        return
+    if form == "packed" and problem == "t0-0 to both":
+        # A member's packed pairs strictly ascend: one given twice breaks the form itself.
+        with pytest.raises(MalformedAnswer, match=re.escape("ascending (topic index")):
+            read_answer(answer(assignment, form), VIEW)
+        return
+    with pytest.raises(InvalidAnswer, match=re.escape(problem)):
         read_answer(answer(assignment, form), VIEW)
 
 
@@ -246,7 +348,7 @@ def test_a_member_may_list_its_topics_in_any_order() -> None:
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_both_forms_read_as_the_same_assignment(seed: int) -> None:
+def test_every_form_reads_as_the_same_assignment(seed: int) -> None:
     rng = random.Random(seed)
     topics = {f"t{i}": rng.randint(1, 30) for i in range(rng.randint(1, 6))}
     names = sorted(topics)
@@ -262,9 +364,10 @@ def test_both_forms_read_as_the_same_assignment(seed: int) -> None:
             if takers:
                 given[rng.choice(takers)].setdefault(topic, []).append(p)
     as_topics = read_answer(json.dumps({"assignment": given}).encode(), view)
-    body = {"topics": names, "assignment": indexed(given, names)}
-    as_indexed = read_answer(json.dumps(body).encode(), view)
-    assert as_indexed.assignment == as_topics.assignment
-    assert as_lists(as_indexed.assignment) == given
-    with pytest.raises(InvalidAnswer, match="unassigned"):
-        read_answer(json.dumps(missing_a_partition(body)).encode(), view)
+    for by_position in (indexed, packed):
+        body = {"topics": names, "assignment": by_position(given, names)}
+        as_indexed = read_answer(json.dumps(body).encode(), view)
+        assert as_indexed.assignment == as_topics.assignment
+        assert as_lists(as_indexed.assignment) == given
+        with pytest.raises(InvalidAnswer, match="unassigned"):
+            read_answer(json.dumps(missing_a_partition(body)).encode(), view)

@@ -1,5 +1,5 @@
 """An answer in its array form is written, byte for byte, as its nested form would be:
-both answer forms, topic ids or names, eager and cooperative (revoked partitions)."""
+every answer form, topic ids or names, eager and cooperative (revoked partitions)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
             for t, n in partitions.items()
         },
         "protocol": draw(st.sampled_from(["eager", "cooperative"])),
-        "answer_form": draw(st.sampled_from(["topics", "indexed"])),
+        "answer_form": draw(st.sampled_from(["topics", "indexed", "packed"])),
     }
 
 

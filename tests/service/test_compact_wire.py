@@ -1,7 +1,7 @@
 """The compact wire form of ``POST /assign``: ``subscriptions``, ``subscription``, ``answer_form``.
 
 A compact request gets the answer of the same request with each member's topics
-written out, and the indexed answer is the topics answer renumbered; both on
+written out, and the indexed and packed answers are the topics answer renumbered; all on
 seeded requests (every strategy, both protocols, shared and mixed subscriptions,
 owned partitions), in-process, through the CLI, through a real ``lagassign serve``
 (no Kafka: lags in the request), and in the topic-id form. Refusals name the field.
@@ -9,6 +9,7 @@ owned partitions), in-process, through the CLI, through a real ``lagassign serve
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import subprocess
@@ -97,6 +98,34 @@ def indexed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def unpacked(member: dict[str, str]) -> list[tuple[int, int]]:
+    """A packed member's (topic index, partition) pairs; checks the packed form's rules."""
+    assert set(member) == {"topic_indices", "partitions"}
+    arrays = [base64.b64decode(member[k], validate=True) for k in ("topic_indices", "partitions")]
+    assert len(arrays[0]) == len(arrays[1])
+    assert len(arrays[0]) % 4 == 0
+    numbers = [
+        [int.from_bytes(a[i : i + 4], "little") for i in range(0, len(a), 4)] for a in arrays
+    ]
+    pairs = list(zip(*numbers, strict=True))
+    assert pairs == sorted(set(pairs))  # ascending (topic index, partition), none twice
+    return pairs
+
+
+def packed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
+    """A packed answer in the topics form; checks the packed form's own rules on the way."""
+    topics = answer["topics"]
+    out = {k: v for k, v in answer.items() if k != "topics"}
+    for key in ("assignment", "revoked"):
+        by_member: dict[str, dict[str, list[int]]] = {}
+        for member_id, member in answer[key].items():
+            given = by_member[member_id] = {}
+            for i, p in unpacked(member):
+                given.setdefault(topics[i], []).append(p)
+        out[key] = by_member
+    return out
+
+
 def without_empty(by_member: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, list[int]]]:
     return {m: {t: ps for t, ps in topics.items() if ps} for m, topics in by_member.items()}
 
@@ -114,7 +143,7 @@ def same_answer(a: dict[str, Any], b: dict[str, Any]) -> None:
 SEEDS = range(40)
 
 
-async def test_compact_requests_and_indexed_answers_equal_the_plain_ones() -> None:
+async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_ones() -> None:
     async with served(app_with()) as client:
         spec = await openapi(client)
         for seed in SEEDS:
@@ -127,10 +156,12 @@ async def test_compact_requests_and_indexed_answers_equal_the_plain_ones() -> No
                 {**compacted(plain), "answer_form": "indexed"},
                 {**plain, "answer_form": "indexed"},
                 {**plain, "answer_form": "topics"},
+                {**compacted(plain), "answer_form": "packed"},
+                {**plain, "answer_form": "packed"},
             ):
                 response = await client.post("/assign", json=body)
                 answer = check(spec, "/assign", "post", response)
-                if body.get("answer_form") == "indexed":
+                if body.get("answer_form") in ("indexed", "packed"):
                     assert list(answer) == [
                         "group_id",
                         "strategy",
@@ -141,7 +172,10 @@ async def test_compact_requests_and_indexed_answers_equal_the_plain_ones() -> No
                         "stats",
                     ]
                     assert answer["topics"] == list(plain["partitions"])
-                    answer = indexed_to_topics(answer)
+                    if body["answer_form"] == "packed":
+                        answer = packed_to_topics(answer)
+                    else:
+                        answer = indexed_to_topics(answer)
                 answers.append(answer)
             check_valid_answer(json.dumps(plain).encode(), answers[0])
             assert set(answers[0]["assignment"]) == {m["member_id"] for m in plain["members"]}
@@ -305,3 +339,29 @@ def test_a_real_sidecar_answers_the_compact_form(tmp_path: Path) -> None:
                 same_answer(indexed_to_topics(indexed.json()), topics_form.json())
     finally:
         sidecar.stop()
+
+
+async def test_a_member_with_nothing_has_two_empty_arrays_when_packed() -> None:
+    body = {
+        "group_id": "g",
+        "subscriptions": [["b", "a"]],
+        "members": [{"member_id": f"m{i}", "subscription": 0} for i in range(4)],
+        "partitions": {"b": 1, "a": 2, "unread": 5},
+        "lags": {"a": [5, 7], "b": [9]},
+        "answer_form": "packed",
+    }
+    async with served(app_with()) as client:
+        response = await client.post("/assign", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["topics"] == ["b", "a", "unread"]
+    pairs = {m: unpacked(given) for m, given in answer["assignment"].items()}
+    assert sorted((answer["topics"][i], p) for ps in pairs.values() for i, p in ps) == [
+        ("a", 0),
+        ("a", 1),
+        ("b", 0),
+    ]
+    assert sorted(map(len, pairs.values())) == [0, 1, 1, 1]
+    empty = [given for given in answer["assignment"].values() if not given["partitions"]]
+    assert empty == [{"topic_indices": "", "partitions": ""}]
+    assert answer["revoked"] == {}

@@ -17,8 +17,9 @@ import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import quote
 
 import httpx
@@ -29,6 +30,7 @@ from fastapi import FastAPI
 from harness.broker import LocalKafka
 from harness.builders import commit, create_topic, members, produce
 from harness.poll import eventually_async
+from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.strategies import STRATEGIES
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
@@ -60,6 +62,9 @@ def body(**changes: Any) -> dict[str, Any]:
         "lags": {"t0": [900, 10, 10, 400], "t1": [5, 0]},
         **changes,
     }
+
+
+ANSWER_FORMS = get_args(AnswerForm)
 
 
 def without_lags(**changes: Any) -> dict[str, Any]:
@@ -97,17 +102,18 @@ def check(spec: dict[str, Any], path: str, method: str, response: httpx.Response
     return answer
 
 
-async def test_every_strategy_eager_and_cooperative_answers_as_its_schema_says() -> None:
+async def test_every_strategy_protocol_and_form_answers_as_its_schema_says() -> None:
     async with served(app_with()) as client:
         spec = await openapi(client)
         revoked_any = False
         for strategy in STRATEGIES:
-            for protocol in ("eager", "cooperative"):
-                sent = body(strategy=strategy, protocol=protocol)
+            for protocol, form in product(("eager", "cooperative"), ANSWER_FORMS):
+                sent = body(strategy=strategy, protocol=protocol, answer_form=form)
                 response = await client.post("/assign", json=sent)
                 assert response.status_code == 200, response.text
                 answer = check(spec, "/assign", "post", response)
                 assert (answer["strategy"], answer["lag"]["source"]) == (strategy, "request")
+                assert ("topics" in answer) == (form != "topics")
                 revoked_any = revoked_any or bool(answer["revoked"])
     assert revoked_any  # some cooperative answer carried revocations through the schema
 

@@ -1,8 +1,10 @@
 """Reading the sidecar's answer and checking it against the leader's own metadata.
 
-The shim asks for the ``indexed`` answer form (``{member: [[topic_index, [partition,
-...]], ...]}`` beside a ``topics`` list) and reads the ``topics`` form
-(``{member: {topic: [partition, ...]}}``) as well. With msgspec (the ``fast`` extra) a
+With the ``fast`` extra the shim asks for the ``packed`` answer form (each member's
+partitions as two base64 arrays beside a ``topics`` list), read and checked as whole
+arrays (:mod:`lagassign_client.packed_answer`); without it, for the ``indexed`` form
+(``{member: [[topic_index, [partition, ...]], ...]}`` beside ``topics``). It reads the
+``topics`` form (``{member: {topic: [partition, ...]}}``) as well. With msgspec a
 well-formed ``indexed`` answer is decoded by a typed schema straight into each member's
 ``(topic_index, partition ids)`` tuples; anything else takes the general path, which
 checks the shape step by step and names each problem.
@@ -21,16 +23,20 @@ eager, so nothing may be withheld in ``revoked``.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import struct
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, islice, repeat
+from itertools import chain, groupby, islice, repeat
 from operator import add, ge, itemgetter, lt
 from typing import Annotated, Any, TypeVar
 
 from lagassign_client import wire
 from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
 from lagassign_client.group import Assignment, GroupView
+from lagassign_client.packed_answer import WITHHELD, answered_members, read_packed
 from lagassign_client.wire import paused_gc
 
 try:
@@ -81,8 +87,10 @@ class SidecarAnswer:
     lag: AnswerLag = AnswerLag(source=None, complete=False, unknown_partitions=0)
 
 
-_Ordered = TypeVar("_Ordered", int, str)
+_Ordered = TypeVar("_Ordered", int, str, tuple[int, int])
 _PAIRS = "a list of [topic_index, [partition, ...]] pairs"
+_PACKED = 'an object of two base64 arrays, "topic_indices" and "partitions"'
+_ARRAYS = ("topic_indices", "partitions")
 _first = itemgetter(0)
 _second = itemgetter(1)
 
@@ -129,6 +137,29 @@ def _indexed_pairs(value: object, where: str, topics: int) -> Pairs:
     return _nonempty(indices, list(map(tuple, partitions)))
 
 
+def _packed_pairs(value: object, where: str, topics: int) -> Pairs:
+    """One member's ``{"topic_indices": ..., "partitions": ...}`` (the ``packed`` form)."""
+    if type(value) is not dict or set(value) != set(_ARRAYS):
+        raise MalformedAnswer(f"{where} is not {_PACKED}")
+    try:
+        arrays = [base64.b64decode(value[key], validate=True) for key in _ARRAYS]
+    except (binascii.Error, TypeError, ValueError):
+        raise MalformedAnswer(f"{where} is not {_PACKED}") from None
+    if len(arrays[0]) != len(arrays[1]) or len(arrays[0]) % 4:
+        raise MalformedAnswer(
+            f"{where}: 'topic_indices' and 'partitions' are not equally many 32-bit numbers"
+        )
+    count = len(arrays[0]) // 4
+    indices, ids = (struct.unpack(f"<{count}I", array) for array in arrays)
+    if indices and max(indices) >= topics:
+        raise MalformedAnswer(f"{where} names a topic index that is not in 'topics'")
+    pairs = list(zip(indices, ids, strict=True))
+    if not _ascending(pairs):
+        raise MalformedAnswer(f"{where} is not in ascending (topic index, partition) order")
+    runs = [(i, tuple(p for _, p in run)) for i, run in groupby(pairs, key=_first)]
+    return list(map(_first, runs)), list(map(_second, runs))
+
+
 def _nested_pairs(value: object, where: str, index: dict[str, int]) -> Pairs:
     """One member's ``{topic: [partition, ...]}`` (the ``topics`` answer form)."""
     if not isinstance(value, dict):
@@ -141,11 +172,11 @@ def _nested_pairs(value: object, where: str, index: dict[str, int]) -> Pairs:
 
 
 def _given(body: dict[str, Any], key: str) -> tuple[list[str], dict[str, Pairs]]:
-    """The topic names and, per member, the pairs of ``body[key]`` in either answer form.
+    """The topic names and, per member, the pairs of ``body[key]`` in any answer form.
 
-    An answer with a top-level ``topics`` list is in the ``indexed`` form (what the shim
-    asks for); one without is in the ``topics`` form, read the same way (its topic
-    names sorted).
+    An answer with a top-level ``topics`` list is in the ``packed`` form (members given
+    as objects) or the ``indexed`` form; one without is in the ``topics`` form, read the
+    same way (its topic names sorted).
     """
     value = body.get(key)
     if not isinstance(value, dict):
@@ -156,9 +187,9 @@ def _given(body: dict[str, Any], key: str) -> tuple[list[str], dict[str, Pairs]]
             raise MalformedAnswer("'topics' is not a list of topic names")
         if len(set(names)) != len(names):
             raise MalformedAnswer("'topics' names a topic twice")
-        return names, {
-            m: _indexed_pairs(pairs, f"{key}[{m!r}]", len(names)) for m, pairs in value.items()
-        }
+        packed = any(type(pairs) is dict for pairs in value.values())
+        read = _packed_pairs if packed else _indexed_pairs
+        return names, {m: read(pairs, f"{key}[{m!r}]", len(names)) for m, pairs in value.items()}
     members = [t for t in value.values() if isinstance(t, dict)]
     names = sorted(set[str]().union(*members))
     index = {name: i for i, name in enumerate(names)}
@@ -200,13 +231,7 @@ def _check(
 
     ``nonnegative``: the decoder has already refused negative partition ids.
     """
-    topics_of = {m: ts for m, ts in view.known_topics.items() if ts}
-    missing = topics_of.keys() - given.keys()
-    if missing:
-        raise InvalidAnswer(f"member {min(missing)!r} is missing from the answer")
-    for member_id in given:
-        if member_id not in topics_of:
-            raise InvalidAnswer(f"the answer names unknown member {member_id!r}")
+    topics_of = answered_members(view, given)
     counts = [view.partitions.get(name, 0) for name in names]
     first_id: dict[str, int] = {}
     total = 0
@@ -327,8 +352,24 @@ def _read_general(raw: bytes) -> tuple[list[str], dict[str, Pairs], dict[str, An
     return names, given, {**body, "withheld": _withheld(body), "nonnegative": False}
 
 
+def _read_any(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]]:
+    """The checked assignment of an answer in any form, and the answer's fields."""
+    names, given, body = _read_indexed(raw) or _read_general(raw)
+    if body["withheld"]:
+        raise InvalidAnswer(WITHHELD)
+    _check(view, names, given, nonnegative=body.get("nonnegative") is True)
+    in_name_order = _ascending(names)
+    assignment: Assignment = {s.member_id: [] for s in view.subscribers}
+    for member_id, (indices, partitions) in given.items():
+        pairs = list(zip(map(names.__getitem__, indices), partitions, strict=True))
+        if not in_name_order:
+            pairs.sort(key=_first)
+        assignment[member_id] = pairs
+    return assignment, body
+
+
 def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
-    """Parse and check one answer for ``view``, in either answer form.
+    """Parse and check one answer for ``view``, in any answer form.
 
     Raises :class:`MalformedAnswer` when it is not the answer's JSON shape and
     :class:`InvalidAnswer` when it breaks the rules above. Partition lists are as
@@ -336,19 +377,11 @@ def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
     are sorted here.
     """
     with paused_gc():
-        names, given, body = _read_indexed(raw) or _read_general(raw)
-        if body["withheld"]:
-            raise InvalidAnswer(
-                "the answer withholds partitions in 'revoked' in an eager rebalance"
-            )
-        _check(view, names, given, nonnegative=body.get("nonnegative") is True)
-        in_name_order = _ascending(names)
-        assignment: Assignment = {s.member_id: [] for s in view.subscribers}
-        for member_id, (indices, partitions) in given.items():
-            pairs = list(zip(map(names.__getitem__, indices), partitions, strict=True))
-            if not in_name_order:
-                pairs.sort(key=_first)
-            assignment[member_id] = pairs
+        packed = read_packed(raw, view)
+        if packed is not None:
+            assignment, body = packed
+        else:
+            assignment, body = _read_any(raw, view)
     strategy = body.get("strategy")
     return SidecarAnswer(
         assignment=assignment,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter, lt
 from typing import Any
 
+from lagassign_client import wire
 from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
 from lagassign_client.userdata import SubscriptionUserData
 
@@ -109,7 +110,8 @@ class GroupView:
         """The ``POST /assign`` request (``docs/http-api.md``), members with known topics only.
 
         The compact form: each distinct subscription once in ``subscriptions``, each member
-        naming its own by index, and the answer asked for in the ``indexed`` form.
+        naming its own by index, and the answer asked for in the ``packed`` form (the
+        ``indexed`` form without the ``fast`` extra: :data:`lagassign_client.wire.ANSWER_FORM`).
         ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
         counts for a partition without a committed offset.
         """
@@ -141,7 +143,7 @@ class GroupView:
             "members": members,
             "partitions": {t: n for t, n in sorted(self.partitions.items()) if t in subscribed},
             "protocol": "eager",
-            "answer_form": "indexed",
+            "answer_form": wire.ANSWER_FORM,
         }
         if strategy is not None:
             body["strategy"] = strategy

@@ -1,9 +1,13 @@
-"""The JSON of ``POST /assign``: the codec, and the garbage collector paused around it.
+"""The JSON of ``POST /assign``: the codec, the answer form asked, and the garbage
+collector paused around them.
 
 With the optional extra ``lagassign-client[fast]`` the shim encodes and decodes with
 msgspec (several times faster on the megabytes of a group of a million partitions);
 without it, with the standard library's :mod:`json`. Both give the same Python values
 (dicts, lists, str, int, float, bool, None), so the checks downstream are the same.
+The extra brings NumPy as well: with both, the shim asks for the ``packed`` answer form
+(each member's partitions as two base64 arrays, read and checked as whole arrays);
+without them, for the ``indexed`` form.
 
 A large answer is millions of small lists: CPython's cyclic garbage collector, triggered
 by the allocations, would walk all of them again and again while they are made. They
@@ -29,6 +33,11 @@ try:
     import msgspec
 except ImportError:  # the optional extra is not installed: the standard library's codec
     msgspec = None  # type: ignore[assignment]
+
+try:
+    import numpy
+except ImportError:  # the optional extra is not installed: the indexed answer form
+    numpy = None  # type: ignore[assignment]
 
 
 def json_dumps(value: Any) -> bytes:
@@ -58,6 +67,10 @@ dumps: Callable[[Any], bytes] = json_dumps if msgspec is None else msgspec.json.
 
 loads: Callable[[bytes], Any] = json_loads if msgspec is None else msgspec_loads
 """The value of a JSON document; :class:`ValueError` when it is not JSON (or not UTF-8)."""
+
+
+ANSWER_FORM = "packed" if msgspec is not None and numpy is not None else "indexed"
+"""The answer form the shim asks for: ``packed`` with the ``fast`` extra, else ``indexed``."""
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""The two forms of an answer's ``assignment`` and ``revoked``, and the answer's bytes.
+"""The three forms of an answer's ``assignment`` and ``revoked``, and the answer's bytes.
 
 - ``topics`` (the default): ``{member_id: {topic: [partition, ...]}}``;
 - ``indexed`` (asked by ``answer_form: "indexed"``): the answer carries ``topics``,
@@ -10,6 +10,9 @@ Worked example: ``partitions`` ``{"b": 2, "a": 3}`` and the assignment
 ``{"m1": {"a": [0, 2], "b": [1]}, "m2": {"a": [1], "b": [0]}}`` is, indexed,
 ``topics: ["b", "a"]`` and ``{"m1": [[0, [1]], [1, [0, 2]]], "m2": [[0, [0]], [1, [1]]]}``.
 
+- ``packed`` (asked by ``answer_form: "packed"``): ``topics`` as in the indexed form, and
+  each member's partitions as two base64 arrays (:mod:`lagassign.assign.answer_packed`).
+
 The bytes are msgspec's JSON encoding (compact, the same values as ``json.dumps``).
 """
 
@@ -18,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from operator import itemgetter
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import numpy as np
 
 from lagassign._native import assignment_json
 from lagassign.assign.answer import Answer
+from lagassign.assign.answer_packed import packed, packed_flat
 from lagassign.assign.request_schema import AnswerForm
 from lagassign.assign.topic_ids import keyed_by_topic_id
 from lagassign.core.flat import FlatAssignment
@@ -47,22 +51,27 @@ def indexed(assignment: Assignment, index: Mapping[str, int]) -> IndexedAssignme
 
 
 def with_answer_form(
-    payload: dict[str, Any], topics: Sequence[str], labels: Mapping[str, str] | None = None
+    payload: dict[str, Any],
+    topics: Sequence[str],
+    labels: Mapping[str, str] | None = None,
+    form: AnswerForm = "indexed",
 ) -> dict[str, Any]:
-    """``payload`` in the indexed form over ``topics`` (the request's ``partitions`` keys).
+    """``payload`` in the indexed (or packed) form over ``topics`` (the request's
+    ``partitions`` keys).
 
     ``labels`` renames topics in the answer's ``topics`` list (the topic-id form: name
     -> topic id); positions are the same either way.
     """
     index = {topic: i for i, topic in enumerate(topics)}
     named = list(topics) if labels is None else [labels.get(t, t) for t in topics]
+    by_position = packed if form == "packed" else indexed
     out: dict[str, Any] = {}
     for key, value in payload.items():
         if key == "assignment":
             out["topics"] = named
-            out[key] = indexed(value, index)
+            out[key] = by_position(value, index)
         elif key == "revoked":
-            out[key] = indexed(value, index)
+            out[key] = by_position(value, index)
         else:
             out[key] = value
     return out
@@ -84,8 +93,8 @@ def answer_body(answer: Answer, topic_ids: Mapping[str, str] | None = None) -> b
     if flat is not None:
         return _flat_answer_body(answer, flat, topic_ids)
     payload = answer.to_json()
-    if answer.answer_form == "indexed":
-        payload = with_answer_form(payload, answer.request_topics, topic_ids)
+    if answer.answer_form != "topics":
+        payload = with_answer_form(payload, answer.request_topics, topic_ids, answer.answer_form)
     elif topic_ids is not None:
         payload = keyed_by_topic_id(payload, topic_ids)
     return encode_answer(payload)
@@ -96,6 +105,11 @@ def _flat_answer_body(
 ) -> bytes:
     payload = answer.payload({})
     keys: Mapping[str, str | int]
+    if answer.answer_form == "packed":
+        payload = with_answer_form(payload, answer.request_topics, topic_ids, "packed")
+        index = {topic: i for i, topic in enumerate(answer.request_topics)}
+        payload["assignment"] = packed_flat(flat, index)
+        return encode_answer(payload)
     if answer.answer_form == "indexed":
         payload = with_answer_form(payload, answer.request_topics, topic_ids)
         keys = {topic: i for i, topic in enumerate(answer.request_topics)}
@@ -109,7 +123,7 @@ def _flat_answer_body(
 
 
 def flat_assignment_json(
-    flat: FlatAssignment, form: AnswerForm, keys: Mapping[str, str | int]
+    flat: FlatAssignment, form: Literal["topics", "indexed"], keys: Mapping[str, str | int]
 ) -> bytes:
     """The ``assignment`` JSON of ``flat``, each topic written as its key (else its name).
 

@@ -31,7 +31,7 @@ LagInt = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
 #: A position in the request's ``subscriptions``.
 SubscriptionIndex = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
 
-AnswerForm = Literal["topics", "indexed"]
+AnswerForm = Literal["topics", "indexed", "packed"]
 
 
 class MemberIn(BaseModel):
@@ -96,6 +96,8 @@ class AssignRequest(BaseModel):
         description=(
             "`topics`: assignment and revoked as {member_id: {topic: [partitions]}}; "
             "`indexed`: as {member_id: [[topic_index, [partitions]], ...]} with the "
-            "answer's `topics` list, in the order of `partitions`' keys."
+            "answer's `topics` list, in the order of `partitions`' keys; `packed`: each "
+            'member as {"topic_indices": base64, "partitions": base64}, two arrays of '
+            "unsigned 32-bit little-endian integers, with the same `topics` list."
         ),
     )

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, NoReturn
 
 import msgspec
 
-from lagassign.assign.request_schema import AssignRequest, MemberIn
+from lagassign.assign.request_schema import AnswerForm, AssignRequest, MemberIn
 from lagassign.errors import BadRequest
 from lagassign.limits import INT32_MAX, INT32_MIN, INT64_MAX, KAFKA_STRING_MAX
 
@@ -51,7 +51,7 @@ class RequestWire(msgspec.Struct, forbid_unknown_fields=True):
     protocol: Literal["eager", "cooperative"] = "eager"
     lags: dict[KafkaStr, list[Lag]] | None = None
     reset_policy: Literal["earliest", "latest", "none"] | None = None
-    answer_form: Literal["topics", "indexed"] = "topics"
+    answer_form: AnswerForm = "topics"
 
 
 DECODER = msgspec.json.Decoder(RequestWire)

@@ -40,7 +40,12 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
-from lagassign.http.schemas import AssignResponse, IndexedAssignResponse, error_responses
+from lagassign.http.schemas import (
+    AssignResponse,
+    IndexedAssignResponse,
+    PackedAssignResponse,
+    error_responses,
+)
 from lagassign.lagview.member_check import check_members
 from lagassign.rates.load import with_load
 
@@ -59,7 +64,7 @@ router = APIRouter()
     PATH,
     dependencies=[Depends(require_token)],
     summary="Compute the assignment of one rebalance",
-    response_model=AssignResponse | IndexedAssignResponse,
+    response_model=AssignResponse | IndexedAssignResponse | PackedAssignResponse,
     responses=error_responses(
         {
             400: "The request is malformed or contradicts itself, or its members are "

@@ -71,6 +71,30 @@ class IndexedAssignResponse(WireModel):
     stats: StatsOut
 
 
+class PackedMemberOut(WireModel):
+    """One member's partitions in the packed form: two equally long arrays of unsigned
+    32-bit little-endian integers, each in base64 (RFC 4648, with padding)."""
+
+    topic_indices: str
+    partitions: str
+
+
+class PackedAssignResponse(WireModel):
+    """The answer of ``POST /assign`` asked with ``answer_form: "packed"``.
+
+    ``topics`` lists the request's ``partitions`` keys in its order; ``assignment`` and
+    ``revoked`` map each member to its ``topic_indices`` and ``partitions`` arrays.
+    """
+
+    group_id: str
+    strategy: str
+    topics: list[str]
+    assignment: dict[str, PackedMemberOut]
+    revoked: dict[str, PackedMemberOut]
+    lag: LagOut
+    stats: StatsOut
+
+
 class ProblemOut(WireModel):
     """One problem of a refused request body."""
 

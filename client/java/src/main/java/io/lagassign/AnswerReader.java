@@ -31,10 +31,13 @@ import org.apache.kafka.common.TopicPartition;
  * withheld from owns it, and no partition may go straight from one owner to another
  * ({@link CooperativeRules}).
  *
- * <p>The shim asks for the {@code indexed} answer form ({@code {member: [[topic_index, [partition,
- * ...]], ...]}} beside a {@code topics} list) and reads the {@code topics} form ({@code {member:
- * {topic: [partition, ...]}}}) as well. The answer is read with Jackson's streaming parser into
- * int arrays and checked with one bit per partition of the group.
+ * <p>The shim asks for the {@code packed} answer form ({@code {member: {"topic_indices": "<base64>",
+ * "partitions": "<base64>"}}} beside a {@code topics} list, {@link PackedPairs}) and reads the
+ * {@code indexed} form ({@code {member: [[topic_index, [partition, ...]], ...]}} beside
+ * {@code topics}) and the {@code topics} form ({@code {member: {topic: [partition, ...]}}}) as
+ * well, from older sidecars. One answer is in one form, {@code assignment} and {@code revoked}
+ * alike; every rule holds the same in each. The answer is read with Jackson's streaming parser
+ * into int arrays and checked with one bit per partition of the group.
  */
 final class AnswerReader {
     private static final String PAIRS = "a list of [topic_index, [partition, ...]] pairs";
@@ -87,6 +90,12 @@ final class AnswerReader {
             values = new int[Math.max(8, capacity)];
         }
 
+        /** The ints of {@code values}, held, not copied. */
+        Ints(int[] values) {
+            this.values = values;
+            this.size = values.length;
+        }
+
         void add(int value) {
             if (size == values.length) {
                 values = Arrays.copyOf(values, size * 2);
@@ -119,6 +128,33 @@ final class AnswerReader {
             ids = new Ints(like == null ? 0 : like.ids.size());
         }
 
+        private Pairs(Ints topic, Ints end, Ints ids) {
+            this.topic = topic;
+            this.end = end;
+            this.ids = ids;
+        }
+
+        /** A packed member's arrays as pairs: one pair per run of one topic index, ids held as given. */
+        static Pairs of(PackedPairs packed) {
+            int[] topics = packed.topicIndices();
+            int runs = 0;
+            for (int i = 0; i < topics.length; i++) {
+                if (i == 0 || topics[i] != topics[i - 1]) {
+                    runs++;
+                }
+            }
+            int[] topic = new int[runs];
+            int[] end = new int[runs];
+            int run = -1;
+            for (int i = 0; i < topics.length; i++) {
+                if (i == 0 || topics[i] != topics[i - 1]) {
+                    topic[++run] = topics[i];
+                }
+                end[run] = i + 1;
+            }
+            return new Pairs(new Ints(topic), new Ints(end), new Ints(packed.partitions()));
+        }
+
         int size() {
             return topic.size();
         }
@@ -130,15 +166,17 @@ final class AnswerReader {
 
     /** The answer as read: its topic names, per member its pairs, and the small fields as JSON. */
     private static final class Parsed {
-        /** The {@code indexed} form's {@code topics}, or null (the {@code topics} form). */
+        /** The {@code indexed} or {@code packed} form's {@code topics}, or null (the {@code topics} form). */
         List<String> topics;
         /** The {@code topics} form's topic names, in the order first seen. */
         final List<String> nestedNames = new ArrayList<>();
         final Map<String, Integer> nestedIndex = new HashMap<>();
         Map<String, Pairs> assignment;
         Map<String, Pairs> revoked;
-        boolean indexedPairs;
-        boolean nestedPairs;
+        /** The first member met in each form ({@code assignment['c-1']}), null while none is. */
+        String indexedPairs;
+        String nestedPairs;
+        String packedPairs;
         JsonNode strategy = MissingNode.getInstance();
         JsonNode lag = MissingNode.getInstance();
         JsonNode stats = MissingNode.getInstance();
@@ -163,11 +201,7 @@ final class AnswerReader {
         } catch (IOException e) {
             throw malformed("the answer is not JSON: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
         }
-        if (parsed.topics != null ? parsed.nestedPairs : parsed.indexedPairs) {
-            throw malformed(parsed.topics != null
-                    ? "the answer has 'topics' but an assignment in the 'topics' form"
-                    : "an assignment in the 'indexed' form without 'topics'");
-        }
+        checkForm(parsed);
         if (!cooperative && withholds(parsed.revoked)) {
             throw invalid("the answer withholds partitions in 'revoked' in an eager rebalance");
         }
@@ -197,6 +231,24 @@ final class AnswerReader {
                 lag.path("unknown_partitions").isIntegralNumber() ? lag.path("unknown_partitions").intValue() : 0,
                 stats.path("max_lag").isNumber() ? stats.path("max_lag").longValue() : null,
                 stats.path("mean_lag").isNumber() ? stats.path("mean_lag").doubleValue() : null);
+    }
+
+    /** One form per answer, and {@code topics} exactly when the form names topics by index. */
+    private static void checkForm(Parsed parsed) throws FallbackException {
+        if (parsed.packedPairs != null && parsed.indexedPairs != null) {
+            throw malformed("the answer mixes the 'packed' form (" + parsed.packedPairs + ") and the 'indexed' form ("
+                    + parsed.indexedPairs + ")");
+        }
+        if (parsed.topics == null) {
+            if (parsed.indexedPairs != null || parsed.packedPairs != null) {
+                throw malformed("an assignment in the '" + (parsed.packedPairs != null ? "packed" : "indexed")
+                        + "' form without 'topics'");
+            }
+        } else if (parsed.nestedPairs != null) {
+            throw malformed(parsed.packedPairs != null
+                    ? parsed.nestedPairs + " is not " + PackedPairs.SHAPE
+                    : "the answer has 'topics' but " + parsed.nestedPairs + " is in the 'topics' form");
+        }
     }
 
     /** Reads the whole document with the streaming parser: no tree of a million nodes. */
@@ -254,56 +306,85 @@ final class AnswerReader {
         return names;
     }
 
-    /** {@code {member_id: pairs}}, the parser on the object's start; each member in either form. */
+    /** {@code {member_id: pairs}}, the parser on the object's start; each member in any form. */
     private static Map<String, Pairs> members(JsonParser json, Parsed parsed, String key)
             throws IOException, FallbackException {
         Map<String, Pairs> members = new TreeMap<>();
         Pairs before = null;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String memberId = json.currentName();
+            String where = key + "['" + memberId + "']";
             JsonToken value = json.nextToken();
-            Pairs pairs = new Pairs(before);
-            before = pairs;
+            Pairs pairs;
             if (value == JsonToken.START_ARRAY) {
-                parsed.indexedPairs = true;
+                pairs = new Pairs(before);
+                before = pairs;
+                parsed.indexedPairs = firstOf(parsed.indexedPairs, where);
                 while (json.nextToken() == JsonToken.START_ARRAY) {
                     if (json.nextToken() != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != NumberType.INT) {
-                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
+                        throw malformed(where + " is not " + PAIRS);
                     }
                     pairs.topic.add(json.getIntValue());
                     if (json.nextToken() != JsonToken.START_ARRAY) {
-                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
+                        throw malformed(where + " is not " + PAIRS);
                     }
                     partitionIds(json, pairs, key, memberId, null);
                     if (json.nextToken() != JsonToken.END_ARRAY) {
-                        throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
+                        throw malformed(where + " is not " + PAIRS);
                     }
                 }
                 if (json.currentToken() != JsonToken.END_ARRAY) {
-                    throw malformed(key + "['" + memberId + "'] is not " + PAIRS);
+                    throw malformed(where + " is not " + PAIRS);
                 }
             } else if (value == JsonToken.START_OBJECT) {
-                parsed.nestedPairs = true;
-                while (json.nextToken() == JsonToken.FIELD_NAME) {
-                    String topic = json.currentName();
-                    if (json.nextToken() != JsonToken.START_ARRAY) {
-                        throw malformed(key + "['" + memberId + "']['" + topic + "'] is not a list of partition ids");
-                    }
-                    Integer index = parsed.nestedIndex.get(topic);
-                    if (index == null) {
-                        index = parsed.nestedNames.size();
-                        parsed.nestedIndex.put(topic, index);
-                        parsed.nestedNames.add(topic);
-                    }
-                    pairs.topic.add(index);
-                    partitionIds(json, pairs, key, memberId, topic);
+                // The packed form's object holds two strings, the topics form's lists by topic.
+                String first = json.nextToken() == JsonToken.FIELD_NAME ? json.currentName() : null;
+                JsonToken firstValue = first == null ? null : json.nextToken();
+                if (first != null && PackedPairs.startsPacked(first, firstValue)) {
+                    parsed.packedPairs = firstOf(parsed.packedPairs, where);
+                    pairs = Pairs.of(PackedPairs.read(json, where));
+                } else {
+                    pairs = new Pairs(before);
+                    before = pairs;
+                    parsed.nestedPairs = firstOf(parsed.nestedPairs, where);
+                    topicLists(json, parsed, pairs, key, memberId, first, firstValue);
                 }
             } else {
-                throw malformed(key + "['" + memberId + "'] is not an object");
+                throw malformed(where + " is not an object");
             }
             members.put(memberId, pairs);
         }
         return members;
+    }
+
+    /**
+     * A member's {@code {topic: [partition, ...]}} (the {@code topics} form) into {@code pairs},
+     * the parser on the value {@code firstList} of its first field {@code firstTopic} (null: the
+     * object is empty).
+     */
+    private static void topicLists(JsonParser json, Parsed parsed, Pairs pairs, String key, String memberId,
+            String firstTopic, JsonToken firstList) throws IOException, FallbackException {
+        String topic = firstTopic;
+        JsonToken list = firstList;
+        while (topic != null) {
+            if (list != JsonToken.START_ARRAY) {
+                throw malformed(key + "['" + memberId + "']['" + topic + "'] is not a list of partition ids");
+            }
+            Integer index = parsed.nestedIndex.get(topic);
+            if (index == null) {
+                index = parsed.nestedNames.size();
+                parsed.nestedIndex.put(topic, index);
+                parsed.nestedNames.add(topic);
+            }
+            pairs.topic.add(index);
+            partitionIds(json, pairs, key, memberId, topic);
+            topic = json.nextToken() == JsonToken.FIELD_NAME ? json.currentName() : null;
+            list = topic == null ? null : json.nextToken();
+        }
+    }
+
+    private static String firstOf(String first, String where) {
+        return first != null ? first : where;
     }
 
     /**

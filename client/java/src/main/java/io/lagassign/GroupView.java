@@ -146,7 +146,9 @@ final class GroupView {
     /**
      * The {@code POST /assign} request (docs/http-api.md), members with known topics only, in the
      * compact form: each distinct subscription once in {@code subscriptions}, each member naming
-     * its own by index, and the answer asked for in the {@code indexed} form.
+     * its own by index, and the answer asked for in the {@code packed} form (each member's
+     * partitions as two base64 arrays of topic indices and partition ids, {@link PackedPairs}),
+     * the one a large group's answer is smallest and quickest to read in.
      *
      * @param strategy    the sidecar's strategy, or null for its default
      * @param resetPolicy the consumer's {@code auto.offset.reset} (earliest, latest, none), or null
@@ -207,7 +209,7 @@ final class GroupView {
             }
             json.writeEndObject();
             json.writeStringField("protocol", protocol);
-            json.writeStringField("answer_form", "indexed");
+            json.writeStringField("answer_form", "packed");
             if (strategy != null) {
                 json.writeStringField("strategy", strategy);
             }

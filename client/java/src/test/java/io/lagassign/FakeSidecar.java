@@ -10,8 +10,12 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -191,12 +195,15 @@ final class FakeSidecar implements AutoCloseable {
     }
 
     /**
-     * The answer (built in the {@code topics} form) in the form the request asks for: with
-     * {@code answer_form: indexed}, a {@code topics} list in the order of the request's
-     * {@code partitions} and {@code [[topic_index, [partition, ...]], ...]} per member.
+     * The answer (built in the {@code topics} form) in the form the request asks for, with a
+     * {@code topics} list in the order of the request's {@code partitions} for the other two:
+     * {@code answer_form: indexed}, {@code [[topic_index, [partition, ...]], ...]} per member;
+     * {@code answer_form: packed}, {@code {"topic_indices": "<base64>", "partitions": "<base64>"}}
+     * per member, pairs sorted by (topic index, partition) as the sidecar sends them.
      */
     static ObjectNode inRequestedForm(JsonNode request, ObjectNode answer) {
-        if (!"indexed".equals(request.path("answer_form").textValue())) {
+        String form = request.path("answer_form").textValue();
+        if (!"indexed".equals(form) && !"packed".equals(form)) {
             return answer;
         }
         List<String> topics = new ArrayList<>();
@@ -208,6 +215,10 @@ final class FakeSidecar implements AutoCloseable {
         for (String key : List.of("assignment", "revoked")) {
             ObjectNode members = UserDataJson.MAPPER.createObjectNode();
             for (Map.Entry<String, JsonNode> member : answer.get(key).properties()) {
+                if ("packed".equals(form)) {
+                    members.set(member.getKey(), packed(member.getValue(), topics));
+                    continue;
+                }
                 ArrayNode pairs = members.putArray(member.getKey());
                 for (int i = 0; i < topics.size(); i++) {
                     JsonNode partitions = member.getValue().path(topics.get(i));
@@ -221,6 +232,31 @@ final class FakeSidecar implements AutoCloseable {
             indexed.set(key, members);
         }
         return indexed;
+    }
+
+    /** One member's {@code {topic: [partition, ...]}} in the packed form over {@code topics}. */
+    private static ObjectNode packed(JsonNode member, List<String> topics) {
+        List<int[]> pairs = new ArrayList<>();
+        for (int i = 0; i < topics.size(); i++) {
+            for (JsonNode partition : member.path(topics.get(i))) {
+                pairs.add(new int[] {i, partition.intValue()});
+            }
+        }
+        pairs.sort(Comparator.<int[]>comparingInt(pair -> pair[0])
+                .thenComparingLong(pair -> Integer.toUnsignedLong(pair[1])));
+        int[] topicIndices = pairs.stream().mapToInt(pair -> pair[0]).toArray();
+        int[] partitions = pairs.stream().mapToInt(pair -> pair[1]).toArray();
+        ObjectNode packed = UserDataJson.MAPPER.createObjectNode();
+        packed.put("topic_indices", littleEndianBase64(topicIndices));
+        packed.put("partitions", littleEndianBase64(partitions));
+        return packed;
+    }
+
+    /** {@code values} as unsigned 32-bit little-endian integers, in standard base64 with padding. */
+    static String littleEndianBase64(int... values) {
+        ByteBuffer bytes = ByteBuffer.allocate(values.length * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asIntBuffer().put(values);
+        return Base64.getEncoder().encodeToString(bytes.array());
     }
 
     private static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {

@@ -80,7 +80,7 @@ class LagAssignorTest {
             assertEquals("latest", request.get("reset_policy").textValue());
             assertEquals("balanced", request.get("strategy").textValue());
             assertEquals("eager", request.get("protocol").textValue());
-            assertEquals("indexed", request.get("answer_form").textValue());
+            assertEquals("packed", request.get("answer_form").textValue());
             assertEquals("[[\"t0\",\"t1\"]]", request.get("subscriptions").toString());
             for (JsonNode member : request.get("members")) {
                 assertEquals(0, member.get("subscription").intValue(), member.toString());

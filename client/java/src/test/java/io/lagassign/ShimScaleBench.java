@@ -17,7 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 
 /**
- * The Java shim's own time at scale, in the JVM (bench/shim.py runs it): building the
+ * The Java shim's own time at scale, in the JVM (bench/shim_scale.py runs it): building the
  * {@code POST /assign} request from Kafka's metadata and subscriptions ({@link GroupView#of} and
  * {@link GroupView#requestBody}), and reading and checking the answer ({@link AnswerReader#read}).
  * One JSON line on stdout.
@@ -28,7 +28,8 @@ import org.apache.kafka.common.Cluster;
  *
  * <p>The group: members {@code consumer-0000...}, every one subscribed to topics
  * {@code topic-000...}, nothing owned. ANSWER_FILE is the sidecar's answer to that group's
- * request (bench/shim.py makes it with the service's own code).
+ * request (bench/shim_scale.py makes it with the service's own code), in the form that request
+ * asked for ({@code packed}, as both shims ask); {@link AnswerReader} reads any of the three.
  */
 public final class ShimScaleBench {
     private static final int WARMUP = 5;

@@ -1,0 +1,82 @@
+"""The packed answer read in bulk (msgspec and NumPy) and read value by value (the general
+path, the standard json) come to the same result: the same assignment, or the same refusal."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lagassign_client import packed_answer, wire
+from lagassign_client.answer import read_answer
+from lagassign_client.errors import FallbackReason
+from lagassign_client.group import GroupView, Subscriber
+from lagassign_client.userdata import SubscriptionUserData
+from tests.client.answers import packed_arrays
+
+NOTHING = SubscriptionUserData()
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[GroupView, bytes]:
+    """A group and a packed answer for it: valid, or broken in one way."""
+    counts = {f"t{i}": draw(st.integers(0, 5)) for i in range(draw(st.integers(1, 4)))}
+    names = draw(st.permutations(sorted(counts)))
+    members = [
+        Subscriber(f"c-{i}", tuple(draw(st.sets(st.sampled_from(names), min_size=1))), NOTHING)
+        for i in range(draw(st.integers(1, 4)))
+    ]
+    given: dict[str, list[tuple[int, int]]] = {m.member_id: [] for m in members}
+    for i, topic in enumerate(names):
+        takers = [m.member_id for m in members if topic in m.topics]
+        for p in range(counts[topic]):
+            if takers:
+                given[draw(st.sampled_from(takers))].append((i, p))
+    change = draw(
+        st.sampled_from(["none", "drop", "twice", "unsubscribed", "beyond", "unknown", "extra"])
+    )
+    member = draw(st.sampled_from(sorted(given)))
+    if change == "drop" and given[member]:
+        given[member].pop()
+    elif change == "twice" and len(given) > 1:
+        other = next(m for m in sorted(given) if m != member)
+        given[member].extend(given[other][:1])
+    elif change == "unsubscribed":
+        given[member].append((draw(st.integers(0, len(names) - 1)), 0))
+    elif change == "beyond":
+        i = draw(st.integers(0, len(names) - 1))
+        given[member].append((i, counts[names[i]]))
+    elif change == "unknown":
+        given["c-unknown"] = []
+    elif change == "extra":
+        names = [*names, "not-in-metadata"]
+        given[member].append((len(names) - 1, 0))
+    body = {
+        "topics": list(names),
+        "assignment": {m: packed_arrays(sorted(set(pairs))) for m, pairs in given.items()},
+        "revoked": {m: packed_arrays([]) for m in given},
+        "strategy": "balanced",
+    }
+    return GroupView("g", tuple(members), counts), json.dumps(body).encode()
+
+
+def outcome(raw: bytes, view: GroupView) -> Any:
+    try:
+        return read_answer(raw, view).assignment
+    except FallbackReason as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_the_bulk_reader_and_the_general_path_agree(case: tuple[GroupView, bytes]) -> None:
+    view, raw = case
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire, "CODEC", "json")
+        by_value = outcome(raw, view)
+    assert outcome(raw, view) == by_value
+    if isinstance(by_value, dict):  # a valid answer: read in bulk, not by the general path
+        assert packed_answer.read_packed(raw, view) is not None
