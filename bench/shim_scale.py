@@ -15,13 +15,15 @@ owned: Kafka's own large-scale assignor test). For each shim, the median and the
 Each figure in wall-clock seconds, the thread's CPU seconds (``_cpu_s``) and the garbage
 collector's seconds within it (``_gc_s``: Python's cyclic collector; the JVM's collectors).
 
-The answer is the sidecar's own, made once by ``lagassign assign`` (the service's code) for
-the Python shim's request with seeded uniform lags (0 to 100,000) added, so its shape is
-``balanced``'s at that size; the Java shim checks the same bytes against its own view of
-the same group. The Java figures are measured in the JVM
-(``client/java/src/test/java/io/lagassign/ShimScaleBench.java``). The Python shim runs with
-each codec: ``msgspec`` (the ``fast`` extra) and the standard ``json``. Bar (issue 12): at
-most 0.3 s each, build and check, per shim. No broker and no sidecar process are needed.
+The answer is the sidecar's own, made once per answer form by ``lagassign assign`` (the
+service's code) for the Python shim's request with seeded uniform lags (0 to 100,000) added,
+so its shape is ``balanced``'s at that size; the Java shim checks the same ``packed`` bytes
+against its own view of the same group. The Java figures are measured in the JVM
+(``client/java/src/test/java/io/lagassign/ShimScaleBench.java``). The Python shim runs as
+with its ``fast`` extra (msgspec and NumPy: the ``packed`` answer) and as without it (the
+standard ``json``: the ``indexed`` answer). Bar (issue 12): at most 0.3 s each, build and
+check, per shim (the Python one with its ``fast`` extra, the form for huge groups). No broker
+and no sidecar process are needed.
 
     .venv/bin/python -m bench.shim_scale [--runs 5]
 """
@@ -56,6 +58,9 @@ MEMBERS, TOPICS, PER_TOPIC = 2_000, 500, 2_000
 BAR_S = 0.3
 BARRED = ("build_request", "check_answer")
 WARMUP = 2
+#: The answer forms the shims ask for: packed (both shims; the Python one with its fast
+#: extra) and indexed (the Python shim without it).
+FORMS = ("packed", "indexed")
 LAG_SEED = 12
 CLI_TIMEOUT_S = 1800
 JAVA_TIMEOUT_S = 1800
@@ -79,9 +84,10 @@ def group() -> tuple[LagAssignor, PartitionsByTopic, dict[str, Any]]:
     return leader, PartitionsByTopic(dict.fromkeys(topics, PER_TOPIC)), joined
 
 
-def sidecar_answer(request: bytes, work: Path) -> bytes:
-    """The service's answer to ``request`` (with seeded lags added), by ``lagassign assign``."""
-    body = json.loads(request)
+def sidecar_answer(request: bytes, work: Path, answer_form: str) -> bytes:
+    """The service's answer to ``request`` (with seeded lags added) in ``answer_form``, by
+    ``lagassign assign``."""
+    body = json.loads(request) | {"answer_form": answer_form}
     rng = random.Random(LAG_SEED)
     body["lags"] = {
         t: [rng.randrange(100_001) for _ in range(n)] for t, n in body["partitions"].items()
@@ -98,7 +104,7 @@ def sidecar_answer(request: bytes, work: Path) -> bytes:
         raise RuntimeError(f"lagassign assign failed: {done.stderr.decode()[:500]}")
     answer = done.stdout.strip()
     if "topics" not in json.loads(answer):
-        raise RuntimeError("lagassign assign did not answer in the indexed form the shim asks for")
+        raise RuntimeError(f"lagassign assign did not answer in the {answer_form} form")
     return answer
 
 
@@ -180,18 +186,21 @@ def bench_python(
     leader: LagAssignor,
     cluster: PartitionsByTopic,
     joined: dict[str, Any],
-    answer: bytes,
+    answers: dict[str, bytes],
     runs: int,
 ) -> None:
+    """With the fast extra (msgspec, the packed answer) and as without it (the standard json,
+    the indexed answer): each reads the answer in the form it asks for."""
     note = AssignmentUserData(by="sidecar", strategy="balanced").encode()
     codecs = {
-        "msgspec": (wire.CODEC, wire.dumps, wire.loads),
-        "json": ("json", wire.json_dumps, wire.json_loads),
+        "msgspec": (wire.CODEC, wire.dumps, wire.loads, wire.ANSWER_FORM),
+        "json": ("json", wire.json_dumps, wire.json_loads, "indexed"),
     }
     if wire.CODEC != "msgspec":
         del codecs["msgspec"]
-    for codec, (name, dumps, loads) in codecs.items():
-        wire.CODEC, wire.dumps, wire.loads = name, dumps, loads
+    for codec, (name, dumps, loads, form) in codecs.items():
+        wire.CODEC, wire.dumps, wire.loads, wire.ANSWER_FORM = name, dumps, loads, form
+        answer = answers[form]
         build, (view, request) = timed(
             runs,
             lambda: leader.leader.request(
@@ -207,6 +216,7 @@ def bench_python(
                 "python",
                 times,
                 codec=codec,
+                answer_form=form,
                 request_bytes=len(request),
                 answer_bytes=len(answer),
                 assigned=partitions,
@@ -243,10 +253,10 @@ def run(runs: int) -> None:
     leader, cluster, joined = group()
     _, request = leader.leader.request(tuple(subscribers_of(joined)), cluster.partitions_for_topic)
     with tempfile.TemporaryDirectory(prefix="lagassign-bench-shim-scale-") as work:
-        answer = sidecar_answer(request, Path(work))
+        answers = {form: sidecar_answer(request, Path(work), form) for form in FORMS}
         emit({"bench": "shim.scale.load", "uptime_load_1m": round(os.getloadavg()[0], 2)})
-        bench_python(leader, cluster, joined, answer, runs)
-        bench_java(answer, Path(work), runs)
+        bench_python(leader, cluster, joined, answers, runs)
+        bench_java(answers["packed"], Path(work), runs)
     leader.close()
 
 
