@@ -64,16 +64,19 @@ def packed_flat(flat: FlatAssignment, index: Mapping[str, int]) -> PackedAssignm
     run is sorted by (topic position, partition) as well.
     """
     topic_of_flat = np.asarray([index[topic] for topic in flat.topics], dtype=np.int64)
-    numbers = flat.topic_numbers()
     starts = np.asarray(flat.starts[:-1], dtype=np.int64)
-    given = np.flatnonzero(flat.owner >= 0)
-    owner = flat.owner[given]
-    order = given[stable_member_order(owner)]
-    owner = flat.owner[order]
-    topic_indices = topic_of_flat[numbers[order]]
-    partitions = order - starts[numbers[order]]
+    owner = flat.owner
+    if owner.min(initial=0) < 0:  # some withheld (cooperative): only the given ones
+        given = np.flatnonzero(owner >= 0)
+        owner = owner[given]
+        order = given[stable_member_order(owner)]
+    else:
+        order = stable_member_order(owner)
+    numbers = flat.topic_numbers()[order]
+    topic_indices = topic_of_flat[numbers]
+    partitions = order - starts[numbers]
     if np.any(np.diff(topic_of_flat) < 0):
-        by_member_topic_partition = np.lexsort((partitions, topic_indices, owner))
+        by_member_topic_partition = np.lexsort((partitions, topic_indices, flat.owner[order]))
         topic_indices = topic_indices[by_member_topic_partition]
         partitions = partitions[by_member_topic_partition]
     topic_bytes = topic_indices.astype(ELEMENT).tobytes()
