@@ -135,19 +135,26 @@ def read_packed(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]
     return _assignment(view, answer.topics, arrays), rest
 
 
+def _first(where: Any) -> int | None:
+    """The first position where the boolean array ``where`` is true, or None."""
+    found = np.flatnonzero(where)
+    return int(found[0]) if len(found) else None
+
+
 def _check(
     view: GroupView, names: list[str], arrays: _Arrays, topics_of: Mapping[str, tuple[str, ...]]
 ) -> None:
     """Each partition of a known topic, to a subscriber, exactly once, none left out."""
     topic_index, partition = arrays.topic_index, arrays.partition
     known = view.partitions
-    first_id: dict[str, int] = {}
+    # Partition p of topic t is number first_number[t] + p of the group.
+    first_number: dict[str, int] = {}
     total = 0
     for topic, count in known.items():
-        first_id[topic] = total
+        first_number[topic] = total
         total += count
     size = np.asarray([known.get(name, -1) for name in names], dtype=np.int64)[topic_index]
-    for i in np.flatnonzero(size < 0)[:1].tolist():
+    if (i := _first(size < 0)) is not None:
         name = names[topic_index[i]]
         raise InvalidAnswer(f"the answer gives unknown topic {name!r} to {arrays.member_at(i)!r}")
     subscriptions: dict[tuple[str, ...], int] = {}
@@ -159,25 +166,25 @@ def _check(
         allowed[row] = [name in topics for name in names]
     if not allowed.all():
         member_subscription = np.repeat(np.asarray(subscription_of, dtype=np.intp), arrays.counts)
-        for i in np.flatnonzero(~allowed[member_subscription, topic_index])[:1].tolist():
+        if (i := _first(~allowed[member_subscription, topic_index])) is not None:
             name = names[topic_index[i]]
             raise InvalidAnswer(
                 f"the answer gives {name!r} to {arrays.member_at(i)!r}, not subscribed"
             )
-    for i in np.flatnonzero(partition >= size)[:1].tolist():
+    if (i := _first(partition >= size)) is not None:
         where = f"{names[topic_index[i]]}-{partition[i]}"
         raise InvalidAnswer(f"the answer gives unknown partition {where}")
-    group_id_of = np.asarray([first_id.get(name, 0) for name in names], dtype=np.int64)
-    numbers = group_id_of[topic_index] + partition
+    firsts = np.asarray([first_number.get(name, 0) for name in names], dtype=np.int64)
+    numbers = firsts[topic_index] + partition
     placed = np.bincount(numbers, minlength=total)
-    for number in np.flatnonzero(placed > 1)[:1].tolist():
+    if (number := _first(placed > 1)) is not None:
         a, b = np.flatnonzero(numbers == number)[:2].tolist()
         where = f"{names[topic_index[a]]}-{partition[a]}"
         raise InvalidAnswer(
             f"the answer gives {where} to both {arrays.member_at(a)!r} and {arrays.member_at(b)!r}"
         )
     for topic in sorted(set().union(*topics_of.values())):
-        first = first_id[topic]
+        first = first_number[topic]
         left = np.flatnonzero(placed[first : first + known[topic]] == 0)
         if len(left):
             raise InvalidAnswer(
