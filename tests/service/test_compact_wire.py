@@ -183,28 +183,31 @@ async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_o
                 same_answer(answer, answers[0])
 
 
-async def test_a_member_with_nothing_has_an_empty_list_when_indexed() -> None:
+@pytest.mark.parametrize(
+    ("form", "nothing"),
+    [("indexed", []), ("packed", {"topic_indices": "", "partitions": ""})],
+)
+async def test_a_member_with_nothing_is_listed_empty(form: str, nothing: Any) -> None:
     body = {
         "group_id": "g",
         "subscriptions": [["b", "a"]],
         "members": [{"member_id": f"m{i}", "subscription": 0} for i in range(4)],
         "partitions": {"b": 1, "a": 2, "unread": 5},
         "lags": {"a": [5, 7], "b": [9]},
-        "answer_form": "indexed",
+        "answer_form": form,
     }
     async with served(app_with()) as client:
         response = await client.post("/assign", json=body)
     assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["topics"] == ["b", "a", "unread"]
+    assert [given for given in answer["assignment"].values() if given == nothing] == [nothing]
+    by_name = (packed_to_topics if form == "packed" else indexed_to_topics)(answer)
     assigned = sorted(
-        (answer["topics"][i], p)
-        for pairs in answer["assignment"].values()
-        for i, ps in pairs
-        for p in ps
+        (t, p) for topics in by_name["assignment"].values() for t, ps in topics.items() for p in ps
     )
     assert assigned == [("a", 0), ("a", 1), ("b", 0)]
-    assert sorted(len(pairs) for pairs in answer["assignment"].values()) == [0, 1, 1, 1]
+    assert sorted(map(len, by_name["assignment"].values())) == [0, 1, 1, 1]
     assert answer["revoked"] == {}
 
 
@@ -339,29 +342,3 @@ def test_a_real_sidecar_answers_the_compact_form(tmp_path: Path) -> None:
                 same_answer(indexed_to_topics(indexed.json()), topics_form.json())
     finally:
         sidecar.stop()
-
-
-async def test_a_member_with_nothing_has_two_empty_arrays_when_packed() -> None:
-    body = {
-        "group_id": "g",
-        "subscriptions": [["b", "a"]],
-        "members": [{"member_id": f"m{i}", "subscription": 0} for i in range(4)],
-        "partitions": {"b": 1, "a": 2, "unread": 5},
-        "lags": {"a": [5, 7], "b": [9]},
-        "answer_form": "packed",
-    }
-    async with served(app_with()) as client:
-        response = await client.post("/assign", json=body)
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    assert answer["topics"] == ["b", "a", "unread"]
-    pairs = {m: unpacked(given) for m, given in answer["assignment"].items()}
-    assert sorted((answer["topics"][i], p) for ps in pairs.values() for i, p in ps) == [
-        ("a", 0),
-        ("a", 1),
-        ("b", 0),
-    ]
-    assert sorted(map(len, pairs.values())) == [0, 1, 1, 1]
-    empty = [given for given in answer["assignment"].values() if not given["partitions"]]
-    assert empty == [{"topic_indices": "", "partitions": ""}]
-    assert answer["revoked"] == {}
