@@ -30,7 +30,6 @@ peak RSS, request and answer bytes, the 1-minute load average. Bars (issue 12): 
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import subprocess
@@ -43,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 
 from bench.assign_requests import AnswerForm, request_body
 from bench.percentiles import percentile
@@ -51,6 +49,7 @@ from bench.scenarios import Scenario, build, churned, owning
 from harness.lone_sidecar import start_lone_sidecar
 from harness.sidecar import SidecarProcess
 from lagassign.core.model import Assignment, Rebalance
+from tests.client.answers import unpacked
 
 SCALE_1M = Scenario("kafka-scale-1m", 2_000, 500, 2_000, "uniform")
 SCALE_100K = Scenario("service-100k", 1_000, 100, 1_000, "uniform")
@@ -82,12 +81,8 @@ def topics_assignment(answer: dict[str, Any]) -> Assignment:
     out: Assignment = {}
     for member, given in answer["assignment"].items():
         if isinstance(given, dict):  # packed: two base64 arrays
-            indices, ids = (
-                np.frombuffer(base64.b64decode(given[k]), "<u4").tolist()
-                for k in ("topic_indices", "partitions")
-            )
             member_topics = out[member] = {}
-            for i, p in zip(indices, ids, strict=True):
+            for i, p in unpacked(given):
                 member_topics.setdefault(names[i], []).append(p)
         else:
             out[member] = {names[i]: parts for i, parts in given}

@@ -25,6 +25,7 @@ from harness.lone_sidecar import start_lone_sidecar
 from lagassign.core.strategies import STRATEGIES
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
+from tests.client.answers import unpacked
 from tests.hostile import check_valid_answer
 from tests.service.serving import served
 from tests.service.test_assign_topic_ids import T0, T1, plugin_request, view_with
@@ -98,16 +99,13 @@ def indexed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def unpacked(member: dict[str, str]) -> list[tuple[int, int]]:
+def checked_pairs(member: dict[str, str]) -> list[tuple[int, int]]:
     """A packed member's (topic index, partition) pairs; checks the packed form's rules."""
     assert set(member) == {"topic_indices", "partitions"}
     arrays = [base64.b64decode(member[k], validate=True) for k in ("topic_indices", "partitions")]
     assert len(arrays[0]) == len(arrays[1])
     assert len(arrays[0]) % 4 == 0
-    numbers = [
-        [int.from_bytes(a[i : i + 4], "little") for i in range(0, len(a), 4)] for a in arrays
-    ]
-    pairs = list(zip(*numbers, strict=True))
+    pairs = unpacked(member)
     assert pairs == sorted(set(pairs))  # ascending (topic index, partition), none twice
     return pairs
 
@@ -120,7 +118,7 @@ def packed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
         by_member: dict[str, dict[str, list[int]]] = {}
         for member_id, member in answer[key].items():
             given = by_member[member_id] = {}
-            for i, p in unpacked(member):
+            for i, p in checked_pairs(member):
                 given.setdefault(topics[i], []).append(p)
         out[key] = by_member
     return out

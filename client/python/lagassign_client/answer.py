@@ -34,9 +34,15 @@ from operator import add, ge, itemgetter, lt
 from typing import Annotated, Any, TypeVar
 
 from lagassign_client import wire
-from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, InvalidAnswer, MalformedAnswer
+from lagassign_client.errors import (
+    LAG_BLIND,
+    LAG_PARTIAL,
+    WITHHELD,
+    InvalidAnswer,
+    MalformedAnswer,
+)
 from lagassign_client.group import Assignment, GroupView
-from lagassign_client.packed_answer import WITHHELD, answered_members, read_packed
+from lagassign_client.packed_answer import read_packed
 from lagassign_client.wire import paused_gc
 
 try:
@@ -231,7 +237,7 @@ def _check(
 
     ``nonnegative``: the decoder has already refused negative partition ids.
     """
-    topics_of = answered_members(view, given)
+    topics_of = view.answered_members(given)
     counts = [view.partitions.get(name, 0) for name in names]
     first_id: dict[str, int] = {}
     total = 0

@@ -52,6 +52,10 @@ class SidecarStatus(FallbackReason):
         self.status = status
 
 
+WITHHELD = "the answer withholds partitions in 'revoked' in an eager rebalance"
+"""Why an eager rebalance refuses an answer that lists partitions in ``revoked``."""
+
+
 class MalformedAnswer(FallbackReason):
     reason = "malformed"
 

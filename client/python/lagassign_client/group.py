@@ -8,13 +8,13 @@ client libraries' range assignors skip such a topic the same way).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter, lt
 from typing import Any
 
 from lagassign_client import wire
-from lagassign_client.errors import IncompleteMetadata, NoMetadataYet
+from lagassign_client.errors import IncompleteMetadata, InvalidAnswer, NoMetadataYet
 from lagassign_client.userdata import SubscriptionUserData
 
 # member id -> its (topic, partition ids) pairs, topics in name order, ids ascending: the
@@ -87,6 +87,19 @@ class GroupView:
                 shared[s.topics] = topics
             known[s.member_id] = topics
         object.__setattr__(self, "known_topics", known)
+
+    def answered_members(self, answered: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """Member id -> its known topics, for each member the leader asks about; raises
+        :class:`InvalidAnswer` when ``answered`` (the members an answer lists) leaves one
+        out or names one it did not ask about."""
+        topics_of = {m: ts for m, ts in self.known_topics.items() if ts}
+        missing = topics_of.keys() - set(answered)
+        if missing:
+            raise InvalidAnswer(f"member {min(missing)!r} is missing from the answer")
+        for member_id in answered:
+            if member_id not in topics_of:
+                raise InvalidAnswer(f"the answer names unknown member {member_id!r}")
+        return topics_of
 
     def member_topics(self) -> dict[str, set[str]]:
         """Member id -> the subscribed topics the leader has metadata for."""

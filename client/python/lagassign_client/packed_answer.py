@@ -17,11 +17,11 @@ path gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lagassign_client import wire
-from lagassign_client.errors import InvalidAnswer
+from lagassign_client.errors import WITHHELD, InvalidAnswer
 from lagassign_client.group import Assignment, GroupView
 
 try:
@@ -34,23 +34,6 @@ except ImportError:  # without the fast extra: the shim asks for the indexed for
 #: Both arrays' element: unsigned 32-bit, little-endian.
 ELEMENT = "<u4"
 ELEMENT_BYTES = 4
-
-WITHHELD = "the answer withholds partitions in 'revoked' in an eager rebalance"
-
-
-def answered_members(view: GroupView, answered: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Member id -> its known topics, for each member the leader asked about; raises
-    :class:`InvalidAnswer` when the answer leaves one out or names one it did not ask about."""
-    topics_of = {m: ts for m, ts in view.known_topics.items() if ts}
-    given = set(answered)
-    missing = topics_of.keys() - given
-    if missing:
-        raise InvalidAnswer(f"member {min(missing)!r} is missing from the answer")
-    for member_id in answered:
-        if member_id not in topics_of:
-            raise InvalidAnswer(f"the answer names unknown member {member_id!r}")
-    return topics_of
-
 
 if msgspec is not None:
 
@@ -129,7 +112,7 @@ def read_packed(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]
         return None
     if any(member.partitions for member in (answer.revoked or {}).values()):
         raise InvalidAnswer(WITHHELD)
-    topics_of = answered_members(view, arrays.member_ids)
+    topics_of = view.answered_members(arrays.member_ids)
     _check(view, answer.topics, arrays, topics_of)
     rest = {"strategy": answer.strategy, "lag": answer.lag, "stats": answer.stats}
     return _assignment(view, answer.topics, arrays), rest
