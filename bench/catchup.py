@@ -315,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", help="only these scenarios")
     parser.add_argument(
         "--lag-model",
-        choices=("backlog", "load"),
+        choices=("backlog", "load", "drain"),
         default="backlog",
         help="the sidecar's LAGASSIGN_LAG_MODEL (load: lag + produce rate x horizon)",
     )

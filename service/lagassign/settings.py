@@ -43,7 +43,7 @@ ENV_PREFIX = "LAGASSIGN_"
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 LogLevel = Literal["critical", "error", "warning", "info", "debug"]
-LagModel = Literal["backlog", "load"]
+LagModel = Literal["backlog", "load", "drain"]
 
 SECRET_FIELDS = frozenset({"token", "sasl_password"})
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -199,10 +199,13 @@ class Settings(BaseSettings):
     rate_window_s: float = Field(900.0, ge=10, le=86_400)
     #: The most points one partition keeps in the window (they are spread over it).
     rate_window_points: int = Field(64, ge=2, le=10_000)
-    #: The weight /assign uses from the lag view: ``backlog`` (lag) or ``load``
-    #: (lag + produce rate x ``LAGASSIGN_LOAD_HORIZON_S``).
+    #: The weight /assign uses from the lag view: ``backlog`` (lag), ``load``
+    #: (lag + produce rate x ``LAGASSIGN_LOAD_HORIZON_S``) or ``drain`` (lag + produce
+    #: rate x the group's catch-up horizon, lagassign.rates.drain).
     lag_model: LagModel = "backlog"
     load_horizon_s: float = Field(60.0, gt=0, le=86_400)
+    #: Records/s one member can read, for the ``drain`` model (unset: measured).
+    member_capacity: float | None = Field(None, gt=0, le=1e12)
 
     # Kafka security
     security_protocol: SecurityProtocol = "PLAINTEXT"

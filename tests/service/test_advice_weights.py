@@ -108,7 +108,7 @@ def test_the_tracker_weighs_by_fresh_forecast_weights_read_from_their_file(
     assert plain.lag_source == "kafka"
 
     tracker = AdviceTracker(POLICY, clock=lambda: AS_OF + timedelta(seconds=1))
-    tracker.weigh_with(forecast, None, None)
+    tracker.weigh_with(forecast, None)
     tracker.observe(
         Refresh(duration_s=0.1, ok=True, fresh=(balanced,)), kafka_up=True, groups={"g"}
     )

@@ -63,6 +63,7 @@ async def test_explicit_lags_answer_as_the_cli_does() -> None:
         "age_seconds": None,
         "complete": True,
         "unknown_partitions": 0,
+        "flow": None,
     }
     request = parse_assign_request(json.dumps(KIP_REQUEST))
     expected = compute_answer(request, request_lag_source(request), "balanced").to_json()
@@ -147,6 +148,7 @@ async def test_a_fetch_past_the_budget_answers_by_count_with_source_none() -> No
         "age_seconds": None,
         "complete": False,
         "unknown_partitions": 3,
+        "flow": None,
     }
     assert sorted(len(a["t0"]) for a in answer["assignment"].values()) == [1, 2]
 

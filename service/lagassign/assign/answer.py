@@ -57,6 +57,7 @@ class Answer:
                 ),
                 "complete": self.lag.complete,
                 "unknown_partitions": self.lag.unknown_partitions,
+                "flow": flow_of(self.lag),
             },
             "stats": {
                 "partitions": self.stats.partitions,
@@ -70,6 +71,20 @@ class Answer:
                 "compute_ms": round(self.compute_ms, 3),
             },
         }
+
+
+def flow_of(lag: LagSource) -> dict[str, Any] | None:
+    """The drain model's figures (``kafka-drain`` only): the horizon and what it came from."""
+    horizon = lag.horizon
+    if horizon is None:
+        return None
+    return {
+        "horizon_s": round(horizon.seconds, 3),
+        "member_capacity": None if horizon.capacity is None else round(horizon.capacity, 3),
+        "capacity_source": horizon.capacity_source,
+        "overrun": horizon.overrun,
+        "unknown_rates": lag.unknown_rates,
+    }
 
 
 def iso_utc(moment: datetime) -> str:

@@ -46,8 +46,22 @@ log = logging.getLogger(__name__)
 # How long past its budget an on-demand fetch may run before it is abandoned.
 FETCH_GRACE_S = 0.05
 
-# "kafka-load": the lag view's lags plus produce rate x horizon (lagassign.rates.load).
-LagOrigin = Literal["request", "kafka", "kafka-load", "forecast", "none"]
+# "kafka-load": the lag view's lags plus produce rate x a fixed horizon (lagassign.rates.load);
+# "kafka-drain": plus produce rate x the group's catch-up horizon (lagassign.rates.drain).
+LagOrigin = Literal["request", "kafka", "kafka-load", "kafka-drain", "forecast", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Horizon:
+    """The drain model's catch-up horizon (lagassign.rates.drain) at one rebalance."""
+
+    seconds: float
+    #: Records/s one member reads (``None``: not known, ``seconds`` is the default).
+    capacity: float | None
+    #: Where ``capacity`` came from: ``setting``, ``measured`` or ``unknown``.
+    capacity_source: str
+    #: Whether the inflow reaches what the group can read (it cannot catch up).
+    overrun: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +73,10 @@ class LagSource:
     as_of: datetime | None = None
     complete: bool = True
     unknown_partitions: int = 0
+    #: The drain model's catch-up horizon (source ``kafka-drain`` only).
+    horizon: Horizon | None = None
+    #: Partitions whose produce rate was not known (source ``kafka-drain`` only).
+    unknown_rates: int = 0
 
 
 def no_lag(counts: Mapping[str, int]) -> LagSource:

@@ -105,6 +105,10 @@ class Outcome:
     followed_advice: bool
 
 
+#: How the advice's reasons name what is weighed, by lag source.
+WEIGHT_NAMES = {"kafka-load": "load", "kafka-drain": "drain weight", "forecast": "forecast lag"}
+
+
 def not_fresh(group_id: str, reason: str, now: datetime, policy: AdvicePolicy) -> Advice:
     """The advice when the lag cannot be trusted: never to rebalance."""
     return Advice(group_id, False, reason, now, policy.strategy, policy.min_gain)
@@ -153,7 +157,9 @@ def advise(
     ``lag_source`` says what the snapshot's lags are: ``kafka`` (the backlog), or the
     weights :func:`lagassign.groups.advice_weights.weighed` put in their place.
     """
-    what = {"kafka-load": "load", "forecast": "forecast lag"}.get(lag_source, "lag")
+    what = {"kafka-load": "load", "kafka-drain": "drain weight", "forecast": "forecast lag"}.get(
+        lag_source, "lag"
+    )
     state = previous or AdviceState()
     stale = staleness(snapshot, now=now, kafka_up=kafka_up, policy=policy)
     if stale is not None or snapshot is None:

@@ -12,8 +12,8 @@ The work is one strategy run per fresh classic group per refresh (the same run
 
 The lags weighed are those ``POST /assign`` would balance
 (:mod:`lagassign.groups.advice_weights`): fresh forecast weights when they cover the
-group, else lag + produce rate x horizon with ``LAGASSIGN_LAG_MODEL=load``, else the
-lag (:meth:`AdviceTracker.weigh_with` gives the forecast and the rate window).
+group, else the lag model's weights (``drain`` or ``load``), else the lag
+(:meth:`AdviceTracker.weigh_with` gives the forecast, the rate window and the model).
 """
 
 from __future__ import annotations
@@ -50,37 +50,47 @@ class AdviceTracker:
         self._followed: dict[str, int] = {}
         self._forecast: ForecastSource | None = None
         self._rates: RateWindow | None = None
+        self._model = "backlog"
         self._horizon_s = 0.0
+        self._capacity: float | None = None
 
     def weigh_with(
         self,
         forecast: ForecastSource | None,
         rates: RateWindow | None,
-        load_horizon_s: float | None,
+        lag_model: str = "backlog",
+        *,
+        load_horizon_s: float = 0.0,
+        member_capacity: float | None = None,
     ) -> None:
-        """Weigh by fresh forecast weights when there are some, and by load (lag + produce
-        rate x ``load_horizon_s``) when ``load_horizon_s`` is given (the ``load`` lag model)."""
+        """Weigh by fresh forecast weights when there are some, else by the lag model's
+        weights: ``load`` (lag + produce rate x ``load_horizon_s``), ``drain`` (lag +
+        produce rate x the group's catch-up horizon, :mod:`lagassign.rates.drain`) or
+        ``backlog`` (the lag)."""
         self._forecast = forecast
-        self._rates = rates if load_horizon_s is not None else None
-        self._horizon_s = load_horizon_s or 0.0
+        self._rates = rates
+        self._model = lag_model if rates is not None else "backlog"
+        self._horizon_s = load_horizon_s
+        self._capacity = member_capacity
 
     def _weighed(self, snapshot: GroupSnapshot | None) -> tuple[GroupSnapshot | None, LagOrigin]:
         if snapshot is None:
             return None, "kafka"
         group = self._forecast.group_forecast(snapshot.group_id) if self._forecast else None
+        forecast = group.topics if group is not None else None
         rates = self._rates
+        if rates is None or self._model == "backlog":
+            return weighed(snapshot, forecast=forecast)
+        if self._model == "drain":
+            return weighed(snapshot, forecast=forecast, drain=(rates, self._capacity))
         group_id = snapshot.group_id
 
         def produce_rate(topic: str, partition: int) -> float | None:
-            assert rates is not None
             window = rates.partition_window(group_id, topic, partition)
             return window.produce_rate() if window is not None else None
 
         return weighed(
-            snapshot,
-            forecast=group.topics if group is not None else None,
-            produce_rate=produce_rate if rates is not None else None,
-            horizon_s=self._horizon_s,
+            snapshot, forecast=forecast, produce_rate=produce_rate, horizon_s=self._horizon_s
         )
 
     def watch(self, view: LagReader) -> None:

@@ -8,9 +8,12 @@ differently. In order of preference, as ``/assign`` takes its lags:
 1. ``forecast``: fresh forecast weights for the group, when they give a value for
    every partition the snapshot lists (a partial forecast is not used here: the
    advice never guesses);
-2. ``kafka-load``: with ``LAGASSIGN_LAG_MODEL=load``, each partition's lag plus its
+2. ``kafka-drain``: with ``LAGASSIGN_LAG_MODEL=drain``, each partition's drain
+   weight (:mod:`lagassign.rates.drain`: lag plus recent produce rate x the group's
+   catch-up horizon), exactly as ``/assign`` computes it;
+3. ``kafka-load``: with ``LAGASSIGN_LAG_MODEL=load``, each partition's lag plus its
    produce rate x ``LAGASSIGN_LOAD_HORIZON_S`` (rounded), where the rate is known;
-3. ``kafka``: the lag view's lag.
+4. ``kafka``: the lag view's lag.
 
 A partition whose lag is unknown stays unknown whatever the source (the advice
 refuses unknown lag). Pure: the forecast and the rates come in as values.
@@ -25,8 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from lagassign.assign.lag_sources import LagOrigin
+from lagassign.assign.lag_sources import LagOrigin, LagSource
 from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.rates.drain_lags import live_of, with_drain
+from lagassign.rates.window import RateWindow
 
 #: Topic, partition -> produce rate in records/s, or None when not known.
 ProduceRate = Callable[[str, int], float | None]
@@ -47,11 +52,13 @@ def weighed(
     forecast: Mapping[str, Sequence[int | None]] | None = None,
     produce_rate: ProduceRate | None = None,
     horizon_s: float = 0.0,
+    drain: tuple[RateWindow, float | None] | None = None,
 ) -> tuple[GroupSnapshot, LagOrigin]:
     """The snapshot with every known lag replaced by its weight, and the weight's source.
 
     ``forecast`` is the group's fresh forecast (None: none fresh); ``produce_rate``
-    is given only with the ``load`` lag model.
+    is given only with the ``load`` lag model, ``drain`` (the rate window and the
+    member capacity setting) only with the ``drain`` model.
     """
     if forecast is not None and snapshot.partitions and forecast_covers(snapshot, forecast):
         rows = tuple(
@@ -59,6 +66,8 @@ def weighed(
             for p in snapshot.partitions
         )
         return replace(snapshot, partitions=rows), "forecast"
+    if drain is not None:
+        return drained(snapshot, *drain), "kafka-drain"
     if produce_rate is not None:
         loaded = []
         for p in snapshot.partitions:
@@ -69,3 +78,29 @@ def weighed(
                 loaded.append(replace(p, lag=p.lag + round(rate * horizon_s)))
         return replace(snapshot, partitions=tuple(loaded)), "kafka-load"
     return snapshot, "kafka"
+
+
+def drained(snapshot: GroupSnapshot, rates: RateWindow, capacity: float | None) -> GroupSnapshot:
+    """The snapshot's known lags as drain weights, the horizon from this group's figures."""
+    counts: dict[str, int] = {}
+    for p in snapshot.partitions:
+        counts[p.topic] = max(counts.get(p.topic, 0), p.partition + 1)
+    lags = {t: [0] * n for t, n in counts.items()}
+    for p in snapshot.partitions:
+        if p.lag is not None:
+            lags[p.topic][p.partition] = p.lag
+    members = max(1, len(snapshot.members))
+    source = LagSource("kafka", lags=lags)
+    weights = with_drain(
+        source,
+        snapshot.group_id,
+        rates,
+        live_of(snapshot),
+        members=members,
+        capacity_setting=capacity,
+    ).lags
+    rows = tuple(
+        p if p.lag is None else replace(p, lag=weights[p.topic][p.partition])
+        for p in snapshot.partitions
+    )
+    return replace(snapshot, partitions=rows)

@@ -47,6 +47,7 @@ from lagassign.http.schemas import (
     error_responses,
 )
 from lagassign.lagview.member_check import check_members
+from lagassign.rates.drain_lags import live_of, with_drain
 from lagassign.rates.load import with_load
 
 PATH = "/assign"
@@ -142,6 +143,16 @@ async def answered(
     lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
     if settings.lag_model == "load" and rates is not None:
         lag = with_load(lag, parsed.group_id, rates, settings.load_horizon_s)
+    if settings.lag_model == "drain" and rates is not None and lag_view is not None:
+        live = live_of(lag_view.snapshot(parsed.group_id))
+        lag = with_drain(
+            lag,
+            parsed.group_id,
+            rates,
+            live,
+            members=len(parsed.members),
+            capacity_setting=settings.member_capacity,
+        )
     big = partition_total(parsed) > THREAD_PARTITIONS
     answer, body = await off_loop(
         big, answer_and_body, parsed, lag, settings.default_strategy, by_id

@@ -24,12 +24,21 @@ class WireModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class FlowOut(WireModel):
+    horizon_s: float
+    member_capacity: float | None
+    capacity_source: Literal["setting", "measured", "unknown"]
+    overrun: bool
+    unknown_rates: int
+
+
 class LagOut(WireModel):
-    source: Literal["request", "kafka", "kafka-load", "forecast", "none"]
+    source: Literal["request", "kafka", "kafka-load", "kafka-drain", "forecast", "none"]
     as_of: str | None
     age_seconds: float | None
     complete: bool
     unknown_partitions: int
+    flow: FlowOut | None
 
 
 class StatsOut(WireModel):

@@ -75,9 +75,13 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     forecast = ForecastSource.from_settings(settings)
     if forecast is not None:
         metrics.collect_weights_of(forecast)
-    # The advice weighs what /assign balances: forecast first, then load or lag.
+    # The advice weighs what /assign balances: forecast first, then the lag model's weights.
     advice.weigh_with(
-        forecast, rates, settings.load_horizon_s if settings.lag_model == "load" else None
+        forecast,
+        rates,
+        settings.lag_model,
+        load_horizon_s=settings.load_horizon_s,
+        member_capacity=settings.member_capacity,
     )
     metrics.assign.track_groups(settings.groups)
     answers = AnswerLog(

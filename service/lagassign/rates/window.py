@@ -32,7 +32,13 @@ from dataclasses import dataclass
 
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.rates.figures import NO_OFFSET, incarnation_start, step_counts, time_lag_s
+from lagassign.rates.figures import (
+    NO_OFFSET,
+    incarnation_start,
+    recent_rate,
+    step_counts,
+    time_lag_s,
+)
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +181,14 @@ class PartitionWindow:
 
     def consume_rate(self) -> float | None:
         return self.committed_grown * 1000 / self.committed_ms if self.committed_ms > 0 else None
+
+    def recent_produce_rate(self, span_ms: int, max_gap_ms: int) -> float | None:
+        """The produce rate over the newest ``span_ms`` (:func:`~.figures.recent_rate`)."""
+        return recent_rate(self.times, self.ends, span_ms, max_gap_ms, self.start)
+
+    def recent_consume_rate(self, span_ms: int, max_gap_ms: int) -> float | None:
+        """The consume rate over the newest ``span_ms`` (:func:`~.figures.recent_rate`)."""
+        return recent_rate(self.times, self.committed, span_ms, max_gap_ms)
 
     def time_lag_s(self) -> float | None:
         if not self.times:
