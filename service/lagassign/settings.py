@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     keep_alive_timeout_s: int = Field(5, ge=1, le=600)
     #: Open connections at most (uvicorn answers 503 beyond, in plain text).
     max_connections: int = Field(1_000, ge=1, le=100_000)
+    #: Heavy requests (past a cost estimate) computed at once in worker threads; one
+    #: more waits at most heavy_wait_s, then gets 503 with Retry-After.
+    max_heavy_requests: int = Field(2, ge=1, le=64)
+    heavy_wait_s: float = Field(10.0, gt=0, le=600)
     #: Bytes of a request line and headers at most (uvicorn answers 400 beyond).
     max_header_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
     #: Host header values served (comma list; ``*`` any, ``*.example.com`` subdomains).
