@@ -23,6 +23,7 @@ from lagassign.lagview.groups import ListedGroup
 from lagassign.lagview.offsets import TopicOffsets
 from lagassign.lagview.rules import ISOLATION_LEVELS, RESET_POLICIES, Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.lagview.time_lag import StallClock
 from lagassign.lagview.tracking import GroupTracking
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,8 @@ class SnapshotStore:
         self._named_topics: dict[str, frozenset[str]] = {}
         # An on-demand read takes topic offsets read this recently instead of reading them again.
         self._offsets_max_age_s = offsets_max_age_s
+        #: Since when each behind partition's committed offset has not moved (time lag floor).
+        self.stalls = StallClock()
 
     # --- configuration ------------------------------------------------------------
 
@@ -155,6 +158,7 @@ class SnapshotStore:
             snapshot = self.snapshot_of(read, offsets, as_of)
             self._snapshots[read.group_id] = snapshot
             if snapshot.error is None:
+                self.stalls.observe(snapshot)
                 fresh.append(snapshot)
         return fresh
 
@@ -196,6 +200,7 @@ class SnapshotStore:
             del self._group_topics[group_id]
         for group_id in [g for g in self._named_topics if g not in tracked]:
             del self._named_topics[group_id]
+        self.stalls.forget_all_but(tracked)
 
     # --- on demand ----------------------------------------------------------------
 
@@ -238,4 +243,6 @@ class SnapshotStore:
             return None
         snapshot = self.snapshot_of(read, offsets, self.clock())
         self._snapshots[group_id] = snapshot
+        if snapshot.error is None:
+            self.stalls.observe(snapshot)
         return snapshot

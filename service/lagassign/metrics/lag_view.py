@@ -4,6 +4,9 @@
 and reads ``lag_view.snapshots()`` (frozen, cached values) at scrape time, so a
 scrape never waits on Kafka and a group that stops being tracked disappears.
 Partitions whose lag is unknown get no ``lagassign_partition_lag`` sample.
+``lagassign_group_lag_seconds_at_least`` is the lower bound of the group's worst
+time lag over every partition that is behind (:mod:`lagassign.lagview.time_lag`),
+there even when the rate window cannot interpolate it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from prometheus_client.registry import Collector
 
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
+from lagassign.lagview.time_lag import StallClock
 
 REFRESH_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -45,7 +49,16 @@ class LagViewCollector(Collector):
             "Lag of one partition for the group, by the lag rules.",
             labels=["group", "topic", "partition"],
         )
+        at_least = GaugeMetricFamily(
+            "lagassign_group_lag_seconds_at_least",
+            "Lower bound of the group's worst time lag, over every partition behind: "
+            "seconds since its committed offset was first seen where it is.",
+            labels=["group"],
+        )
+        stalls = stall_clock(view)
         for group_id, snapshot in sorted(view.snapshots().items()):
+            if stalls is not None:
+                at_least.add_metric([group_id], stalls.worst_at_least(snapshot))
             known = [
                 (p.topic, p.partition, p.lag) for p in snapshot.partitions if p.lag is not None
             ]
@@ -58,6 +71,8 @@ class LagViewCollector(Collector):
         yield lag_sum
         yield lag_max
         yield as_of
+        if stalls is not None:
+            yield at_least
         if self._partition_metrics:
             yield partition
         yield GaugeMetricFamily(
@@ -84,6 +99,12 @@ class LagViewCollector(Collector):
     def describe(self) -> Iterator[Metric]:
         # Describing would call collect(); nothing to check at registration.
         return iter(())
+
+
+def stall_clock(view: LagReader) -> StallClock | None:
+    """The real lag view's stall clock (a test's fake view has none)."""
+    clock = getattr(getattr(view, "store", None), "stalls", None)
+    return clock if isinstance(clock, StallClock) else None
 
 
 class RefreshMetrics:
