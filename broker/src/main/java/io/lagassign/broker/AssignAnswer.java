@@ -36,14 +36,24 @@ final class AssignAnswer {
     }
 
     static Checked read(byte[] body, GroupView view) throws FallbackException {
+        return read(body, view, Long.MAX_VALUE);
+    }
+
+    /**
+     * The checked answer, or TIMEOUT as soon as the deadline (a {@link System#nanoTime()} instant)
+     * has passed or the caller abandoned the call (this thread interrupted), looked at every few
+     * members.
+     */
+    static Checked read(byte[] body, GroupView view, long deadlineNanos) throws FallbackException {
         try (JsonParser json = AssignRequest.JSON.createParser(body)) {
-            return read(json, view);
+            return read(json, view, deadlineNanos);
         } catch (IOException e) {
             throw malformed("the answer is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
     }
 
-    private static Checked read(JsonParser json, GroupView view) throws IOException, FallbackException {
+    private static Checked read(JsonParser json, GroupView view, long deadlineNanos)
+            throws IOException, FallbackException {
         if (json.nextToken() != JsonToken.START_OBJECT) {
             throw malformed("the answer is not a JSON object");
         }
@@ -57,7 +67,7 @@ final class AssignAnswer {
             String field = json.currentName();
             JsonToken value = json.nextToken();
             switch (field) {
-                case "assignment" -> assignment = readAssignment(json, value, view, asked, given);
+                case "assignment" -> assignment = readAssignment(json, value, view, asked, given, deadlineNanos);
                 case "revoked" -> checkNothingRevoked(json, value);
                 case "group_id" -> groupId = value == JsonToken.VALUE_STRING ? json.getText() : null;
                 default -> json.skipChildren();
@@ -89,12 +99,18 @@ final class AssignAnswer {
     }
 
     private static Map<String, Map<Uuid, Set<Integer>>> readAssignment(JsonParser json, JsonToken value, GroupView view,
-            Map<String, GroupView.Member> asked, Map<String, BitSet> given) throws IOException, FallbackException {
+            Map<String, GroupView.Member> asked, Map<String, BitSet> given, long deadlineNanos)
+            throws IOException, FallbackException {
         if (value != JsonToken.START_OBJECT) {
             throw malformed("'assignment' is not an object");
         }
         Map<String, Map<Uuid, Set<Integer>>> out = new HashMap<>();
+        int read = 0;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
+            if (++read % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
+                AssignRequest.checkDeadline(deadlineNanos, "reading the answer (" + read + " of "
+                        + asked.size() + " members)");
+            }
             String memberId = json.currentName();
             GroupView.Member member = asked.get(memberId);
             if (member == null) {

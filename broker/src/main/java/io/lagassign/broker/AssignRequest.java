@@ -31,7 +31,17 @@ final class AssignRequest {
     }
 
     /** Members written between two looks at the deadline. */
-    private static final int MEMBERS_PER_DEADLINE_CHECK = 64;
+    static final int MEMBERS_PER_DEADLINE_CHECK = 64;
+
+    /** TIMEOUT when the deadline has passed or this thread was interrupted (its call abandoned). */
+    static void checkDeadline(long deadlineNanos, String doing) throws FallbackException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new FallbackException(Fault.TIMEOUT, "abandoned at the deadline while " + doing);
+        }
+        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
+            throw new FallbackException(Fault.TIMEOUT, "the deadline passed while " + doing);
+        }
+    }
 
     static byte[] encode(GroupView view) {
         try {
@@ -53,10 +63,9 @@ final class AssignRequest {
             json.writeArrayFieldStart("members");
             int written = 0;
             for (GroupView.Member member : view.members()) {
-                if (++written % MEMBERS_PER_DEADLINE_CHECK == 0 && deadlineNanos != Long.MAX_VALUE
-                        && System.nanoTime() - deadlineNanos > 0) {
-                    throw new FallbackException(Fault.TIMEOUT, "the deadline passed while writing the request ("
-                            + written + " of " + view.members().size() + " members)");
+                if (++written % MEMBERS_PER_DEADLINE_CHECK == 0) {
+                    checkDeadline(deadlineNanos, "writing the request (" + written + " of " + view.members().size()
+                            + " members)");
                 }
                 json.writeStartObject();
                 json.writeStringField("member_id", member.memberId());

@@ -20,7 +20,9 @@ public enum Fault {
     /** The breaker is open after repeated failures: the sidecar was not asked. */
     BREAKER_OPEN("breaker_open", false),
     /** The group's spec names a topic the broker's metadata no longer has: Kafka's own assignor decides. */
-    METADATA("metadata", false);
+    METADATA("metadata", false),
+    /** Every thread of the plugin's own is busy with other calls: not asked, not the sidecar's fault. */
+    BUSY("busy", false);
 
     private final String label;
     private final boolean failure;

@@ -1,18 +1,19 @@
 package io.lagassign.broker;
 
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
-import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.Reconfigurable;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
-import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,10 +34,12 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>The coordinator calls {@link #assign} on its own event-processor thread, which serves every
- * other group of the same {@code __consumer_offsets} partitions, whenever a group's epoch moved
- * (at most once per {@code group.consumer.assignment.interval.ms}). So the sidecar call is bounded
- * by {@code lagassign.timeout.ms} (default 50 ms) and, after {@code lagassign.breaker.failures}
- * consecutive failures, not made at all for {@code lagassign.breaker.cooloff.ms}.
+ * other group of the same {@code __consumer_offsets} partitions, whenever a group's epoch moved.
+ * So the whole call (reading the spec, writing the request, the HTTP exchange, reading and checking
+ * the answer) runs on the plugin's own thread, and the coordinator's thread waits for it until
+ * {@code lagassign.timeout.ms} (default 50 ms) and no longer: past the deadline it abandons the call
+ * and returns the fallback's answer at once. After {@code lagassign.breaker.failures} consecutive
+ * failures the sidecar is not asked at all for {@code lagassign.breaker.cooloff.ms}.
  *
  * <p>The answer is checked against the {@link GroupSpec} (every member present, every partition of
  * every subscribed topic exactly once, only to subscribers). On a timeout, a connection error, a
@@ -44,31 +47,32 @@ import org.slf4j.LoggerFactory;
  * gets the fallback assignor's answer unchanged, as if lagassign were not installed. Nothing of
  * lagassign's own ever throws into the coordinator; a {@link PartitionAssignorException} of the
  * fallback assignor itself passes through, exactly as it would without lagassign.
+ *
+ * <p>Every instance on a broker shares one {@link BrokerPlugin}: one HTTP client, one breaker, one
+ * set of counters (JMX {@code io.lagassign:type=BrokerPlugin}), one set of settings in force.
  */
-public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Configurable {
+public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconfigurable {
     public static final String NAME = "lagassign";
 
     private static final Logger LOG = LoggerFactory.getLogger(LagassignAssignor.class);
 
-    private final LongSupplier nanoTime;
-    private final Map<String, AtomicLong> fallbacks = new ConcurrentHashMap<>();
-    private final AtomicLong answers = new AtomicLong();
+    private final BrokerPlugin plugin;
 
-    private volatile Wiring wiring;
-    private volatile CompletableFuture<?> warmUp = CompletableFuture.completedFuture(null);
-
-    /** What configure() builds from the broker's properties. */
-    private record Wiring(LagassignConfig config, SidecarClient sidecar, CircuitBreaker breaker,
-            ConsumerGroupPartitionAssignor fallback) {
+    /** What one call on the plugin's thread found. */
+    private record Outcome(AssignAnswer.Checked checked, boolean empty, int partitions) {
     }
 
     public LagassignAssignor() {
-        this(System::nanoTime);
+        this(BrokerPlugin.forBroker());
     }
 
-    /** With a clock of its own for the circuit breaker's cool-off (tests). */
+    /** With a state of its own, and a clock of its own for the circuit breaker's cool-off (tests). */
     LagassignAssignor(LongSupplier nanoTime) {
-        this.nanoTime = nanoTime;
+        this(new BrokerPlugin(nanoTime, false));
+    }
+
+    LagassignAssignor(BrokerPlugin plugin) {
+        this.plugin = plugin;
     }
 
     @Override
@@ -77,120 +81,198 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Config
     }
 
     /**
-     * Reads the {@code lagassign.*} broker properties.
+     * Reads and checks the {@code lagassign.*} broker properties and puts them in force for every
+     * instance on this broker.
      *
-     * @throws org.apache.kafka.common.config.ConfigException naming the property, when one is
-     *     missing or wrong: the broker does not start.
+     * <p>Kafka 4.3.1 never calls {@link #reconfigure} on an assignor (assignors are not among the
+     * broker's registered {@code Reconfigurable}s); instead it builds a new broker configuration,
+     * and with it a new instance of every assignor configured with the new values, both to validate
+     * a dynamic change ({@code DynamicBrokerConfig.validate}, on the broker that receives an
+     * {@code IncrementalAlterConfigs}) and to apply it (on every broker, once the controller has
+     * committed it). So this checks the values every time (a wrong value fails the
+     * {@code kafka-configs --alter} with this ConfigException's message) and puts them in force
+     * unless the call only validates.
+     *
+     * @throws ConfigException naming the property, when one is missing or wrong: the broker does
+     *     not start, or the dynamic change is refused.
      */
     @Override
     public void configure(Map<String, ?> configs) {
-        LagassignConfig config = new LagassignConfig(configs);
-        SidecarClient sidecar = new SidecarClient(config.url(), config.timeout(), config.token());
-        CircuitBreaker breaker = new CircuitBreaker(config.breakerFailures(), config.breakerCoolOff(), nanoTime);
-        ConsumerGroupPartitionAssignor fallback =
-                "range".equals(config.fallback()) ? new RangeAssignor() : new UniformAssignor();
-        this.wiring = new Wiring(config, sidecar, breaker, fallback);
-        this.warmUp = sidecar.warmUp();
-        LOG.info("lagassign: assignor '{}' asks {} within {} ms, falls back to '{}'; breaker opens after {} "
-                + "failures for {} ms", NAME, sidecar.assignUri(), config.timeout().toMillis(), fallback.name(),
-                config.breakerFailures(), config.breakerCoolOff().toMillis());
+        Settings next = Settings.of(new LagassignConfig(configs));
+        plugin.countConfigure();
+        if (DynamicChange.onlyValidating()) {
+            LOG.debug("lagassign: a proposed broker configuration checked: {}", next);
+            return;
+        }
+        plugin.apply(next);
+    }
+
+    @Override
+    public Set<String> reconfigurableConfigs() {
+        return LagassignConfig.CONFIG.names();
+    }
+
+    @Override
+    public void validateReconfiguration(Map<String, ?> configs) throws ConfigException {
+        new LagassignConfig(configs);
+    }
+
+    @Override
+    public void reconfigure(Map<String, ?> configs) {
+        plugin.apply(Settings.of(new LagassignConfig(configs)));
     }
 
     @Override
     public GroupAssignment assign(GroupSpec groupSpec, SubscribedTopicDescriber describer)
             throws PartitionAssignorException {
-        Wiring wired = wiring;
-        if (wired == null) {
+        Settings settings = plugin.settings();
+        if (settings == null) {
             LOG.error("lagassign: configure() was not called; using Kafka's uniform assignor");
             return new UniformAssignor().assign(groupSpec, describer);
         }
         long started = System.nanoTime();
+        boolean[] answered = {false};
         try {
-            if (!wired.breaker().allowRequest()) {
+            return assign(settings, groupSpec, describer, started, answered);
+        } finally {
+            plugin.recordCall(System.nanoTime() - started, answered[0]);
+        }
+    }
+
+    private GroupAssignment assign(Settings settings, GroupSpec groupSpec, SubscribedTopicDescriber describer,
+            long started, boolean[] answered) {
+        ConsumerGroupPartitionAssignor fallback = settings.fallback();
+        CircuitBreaker breaker = plugin.breaker();
+        try {
+            CircuitBreaker.Decision decision = breaker.decide();
+            if (decision != CircuitBreaker.Decision.ASK) {
+                if (decision == CircuitBreaker.Decision.CHECK) {
+                    plugin.checkForBreaker(settings);
+                }
                 throw new FallbackException(Fault.BREAKER_OPEN, "the sidecar failed repeatedly; not asking it "
-                        + "until the cool-off has passed");
+                        + "until the cool-off has passed and it answers its health check");
             }
-            GroupView view;
-            try {
-                view = GroupView.of(groupSpec, describer);
-            } catch (FallbackException e) {
-                wired.breaker().release();
-                throw e;
+            long deadline = started + settings.timeout().toNanos();
+            Outcome outcome = call(settings, groupSpec, describer, deadline);
+            if (outcome.empty()) {
+                breaker.release();
+                return fallback.assign(groupSpec, describer);
             }
-            if (view.isEmpty()) {
-                wired.breaker().release();
-                return wired.fallback().assign(groupSpec, describer);
+            AssignAnswer.Checked checked = outcome.checked();
+            if (breaker.onSuccess()) {
+                noteClosed();
             }
-            long deadline = started + wired.sidecar().timeout().toNanos();
-            byte[] answer = wired.sidecar().postAssign(AssignRequest.encode(view, deadline), deadline);
-            AssignAnswer.Checked checked = AssignAnswer.read(answer, view);
-            wired.breaker().onSuccess();
-            answers.incrementAndGet();
+            answered[0] = true;
             LOG.debug("lagassign: group {} ({} members, {} partitions) assigned by the sidecar in {} us",
-                    checked.groupId(), groupSpec.memberIds().size(), view.partitionCount(),
+                    checked.groupId(), groupSpec.memberIds().size(), outcome.partitions(),
                     (System.nanoTime() - started) / 1000);
             return checked.assignment();
         } catch (FallbackException e) {
-            noteFallback(wired, e.fault(), e.getMessage(), groupSpec);
+            noteFallback(settings, e.fault(), e.getMessage(), groupSpec);
         } catch (RuntimeException e) {
             // Deliberately broad: a defect in lagassign must cost the group lagassign, never the
             // coordinator its thread. Kafka's own assignor answers instead.
-            noteFallback(wired, null, e.toString(), groupSpec);
-            LOG.error("lagassign: unexpected error; the group gets '{}'", wired.fallback().name(), e);
+            noteFallback(settings, null, e.toString(), groupSpec);
+            LOG.error("lagassign: unexpected error; the group gets '{}'", settings.fallbackName(), e);
         }
-        return wired.fallback().assign(groupSpec, describer);
+        return fallback.assign(groupSpec, describer);
     }
 
-    private void noteFallback(Wiring wired, Fault fault, String message, GroupSpec groupSpec) {
-        String label = fault == null ? "error" : fault.label();
-        fallbacks.computeIfAbsent(label, key -> new AtomicLong()).incrementAndGet();
-        if (fault == Fault.UNKNOWN_GROUP) {
-            wired.breaker().onSuccess();
-        } else if (fault == null || fault.isFailure()) {
-            if (wired.breaker().onFailure()) {
-                LOG.warn("lagassign: the sidecar failed {} times in a row; groups get '{}' without asking it for {} ms",
-                        wired.config().breakerFailures(), wired.fallback().name(),
-                        wired.config().breakerCoolOff().toMillis());
+    /**
+     * The whole exchange on the plugin's own thread; the coordinator's thread waits until the
+     * deadline and not a moment longer, then abandons (interrupts) it.
+     */
+    private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline)
+            throws FallbackException {
+        Future<Outcome> running = plugin.submit(() -> {
+            GroupView view = GroupView.of(spec, describer);
+            if (view.isEmpty()) {
+                return new Outcome(null, true, 0);
             }
+            byte[] body = AssignRequest.encode(view, deadline);
+            byte[] answer = plugin.client().postAssign(settings, body, deadline);
+            return new Outcome(AssignAnswer.read(answer, view, deadline), false, view.partitionCount());
+        });
+        try {
+            return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            running.cancel(true);
+            throw new FallbackException(Fault.TIMEOUT, "no usable answer from " + settings.assignUri() + " within "
+                    + settings.timeout().toMillis() + " ms; the call was abandoned");
+        } catch (InterruptedException e) {
+            running.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new FallbackException(Fault.TIMEOUT, "interrupted while waiting for " + settings.assignUri());
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof FallbackException fallback) {
+                if (fallback.fault() == Fault.METADATA) {
+                    plugin.breaker().release();
+                }
+                throw fallback;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
+    private void noteClosed() {
+        LOG.info("lagassign: the sidecar answers again; the breaker is closed, groups are asked again "
+                + "({} got the fallback without asking while it was open)", plugin.takeFallbacksWhileOpen());
+    }
+
+    private void noteFallback(Settings settings, Fault fault, String message, GroupSpec groupSpec) {
+        String label = fault == null ? BrokerPlugin.ERROR : fault.label();
+        plugin.recordFallback(label);
+        CircuitBreaker breaker = plugin.breaker();
+        if (fault == Fault.UNKNOWN_GROUP) {
+            if (breaker.onSuccess()) {
+                noteClosed();
+            }
+        } else if (fault == null || fault.isFailure()) {
+            if (breaker.onFailure()) {
+                LOG.warn("lagassign: the breaker is open: the sidecar failed {} times in a row (last: {}); groups get "
+                        + "'{}' without asking it for {} ms, then a health check decides", breaker.threshold(), label,
+                        settings.fallbackName(), settings.breakerCoolOff().toMillis());
+            }
+        } else if (fault == Fault.METADATA || fault == Fault.BUSY) {
+            breaker.release();
         }
         if (fault == Fault.BREAKER_OPEN) {
             LOG.debug("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
-                    wired.fallback().name(), label, message);
+                    settings.fallbackName(), label, message);
         } else if (fault == Fault.UNKNOWN_GROUP) {
             LOG.info("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
-                    wired.fallback().name(), label, message);
+                    settings.fallbackName(), label, message);
         } else {
             LOG.warn("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
-                    wired.fallback().name(), label, message);
+                    settings.fallbackName(), label, message);
         }
     }
 
     /** Assignments answered by the sidecar. */
     public long answers() {
-        return answers.get();
+        return plugin.answers();
     }
 
     /** Assignments that got the fallback assignor's answer, by reason label. */
     public Map<String, Long> fallbackCounts() {
-        Map<String, Long> out = new TreeMap<>();
-        fallbacks.forEach((reason, count) -> out.put(reason, count.get()));
-        return out;
+        return plugin.fallbackCounts();
     }
 
-    /** Waits (bounded) for the background warm-up configure() started; for tests and benchmarks. */
+    /** Waits (bounded) for the last background check of the sidecar; for tests and benchmarks. */
     void awaitWarmUp() {
-        try {
-            warmUp.get(5, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.debug("lagassign: warm-up did not complete: {}", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        plugin.awaitCheck();
     }
 
     /** True while the circuit breaker keeps the sidecar from being asked. */
     public boolean breakerOpen() {
-        Wiring wired = wiring;
-        return wired != null && wired.breaker().isOpen();
+        return plugin.breaker().isOpen();
+    }
+
+    BrokerPlugin plugin() {
+        return plugin;
     }
 }

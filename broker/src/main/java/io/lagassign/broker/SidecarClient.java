@@ -14,60 +14,45 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * {@code POST <url>/assign} with the JDK's HTTP client, bounded by a hard deadline: the calling
- * coordinator thread waits on the whole exchange (connect, headers, body) until the deadline and
- * no longer, then cancels it.
+ * The broker's one HTTP client to the sidecar (the JDK's), shared by every configured instance of
+ * the assignor; where it sends and with which token comes from the {@link Settings} of each call.
  */
 final class SidecarClient {
     static final String ASSIGN_PATH = "/assign";
     static final String LIVEZ_PATH = "/livez";
+    /** A path behind the sidecar's token check that changes nothing: a 404 means the token passed. */
+    static final String TOKEN_CHECK_PATH = "/groups/lagassign-broker-plugin-token-check";
     private static final int ERROR_TEXT_LIMIT = 200;
 
-    private final URI base;
-    private final URI assignUri;
-    private final Duration timeout;
-    private final String token;
     private final HttpClient client;
 
-    SidecarClient(URI base, Duration timeout, String token) {
-        String text = base.toString();
-        String root = text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
-        this.base = URI.create(root);
-        this.assignUri = URI.create(root + ASSIGN_PATH);
-        this.timeout = timeout;
-        this.token = token;
+    SidecarClient() {
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(timeout)
+                .connectTimeout(Duration.ofMillis(LagassignConfig.MAX_TIMEOUT_MS))
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .build();
     }
 
-    URI assignUri() {
-        return assignUri;
-    }
-
-    Duration timeout() {
-        return timeout;
-    }
-
-    /**
-     * Opens a connection and loads the HTTP client's classes in the background, so that the first
-     * rebalance does not spend its short deadline on them. Never waits; the answer is ignored.
-     */
-    CompletableFuture<?> warmUp() {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + LIVEZ_PATH))
-                .timeout(Duration.ofSeconds(5)).GET().build();
-        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    /** A GET, for the start-up check and the breaker's check; the status, or an exception. */
+    CompletableFuture<HttpResponse<String>> get(URI uri, String token, Duration timeout) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /**
-     * Sends one request and returns the body of a 200 answer.
+     * Sends one request and returns the body of a 200 answer. Runs on the plugin's own thread,
+     * which the coordinator's thread abandons (interrupts) at the deadline: the exchange is then
+     * cancelled.
      *
      * @param deadlineNanos a {@link System#nanoTime()} instant
      * @throws FallbackException TIMEOUT, UNREACHABLE, STATUS, or UNKNOWN_GROUP for a 404 or 409
      */
-    byte[] postAssign(byte[] body, long deadlineNanos) throws FallbackException {
+    byte[] postAssign(Settings settings, byte[] body, long deadlineNanos) throws FallbackException {
+        URI assignUri = settings.assignUri();
         long remaining = deadlineNanos - System.nanoTime();
         if (remaining <= 0) {
             throw new FallbackException(Fault.TIMEOUT, "the deadline passed before the request was sent");
@@ -77,8 +62,8 @@ final class SidecarClient {
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
+        if (settings.token() != null) {
+            request.header("Authorization", "Bearer " + settings.token());
         }
         CompletableFuture<HttpResponse<byte[]>> exchange =
                 client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -88,11 +73,11 @@ final class SidecarClient {
         } catch (TimeoutException e) {
             exchange.cancel(true);
             throw new FallbackException(Fault.TIMEOUT, "no answer from " + assignUri + " within "
-                    + timeout.toMillis() + " ms");
+                    + settings.timeout().toMillis() + " ms");
         } catch (InterruptedException e) {
             exchange.cancel(true);
             Thread.currentThread().interrupt();
-            throw new FallbackException(Fault.TIMEOUT, "interrupted while waiting for " + assignUri);
+            throw new FallbackException(Fault.TIMEOUT, "abandoned at the deadline while waiting for " + assignUri);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof HttpTimeoutException) {

@@ -130,7 +130,7 @@ public final class AssignBench {
         props.put(LagassignConfig.TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
         props.put(LagassignConfig.BREAKER_FAILURES_CONFIG, String.valueOf(breakerFailures));
         props.put(LagassignConfig.BREAKER_COOLOFF_MS_CONFIG, "3600000");
-        LagassignAssignor assignor = new LagassignAssignor();
+        LagassignAssignor assignor = new LagassignAssignor(System::nanoTime);
         assignor.configure(props);
         assignor.awaitWarmUp();
         return assignor;

@@ -29,11 +29,21 @@ final class FakeSidecar implements AutoCloseable {
     private final List<String> requests = new CopyOnWriteArrayList<>();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
     private volatile Function<String, Reply> replies = body -> new Reply(503, "{}", 0);
+    private volatile int livezStatus = 200;
+    private final java.util.concurrent.atomic.AtomicInteger livezChecks = new java.util.concurrent.atomic.AtomicInteger();
 
     FakeSidecar() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/assign", this::handle);
+        server.createContext("/livez", exchange -> {
+            try (exchange) {
+                livezChecks.incrementAndGet();
+                byte[] bytes = "{}".getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(livezStatus, bytes.length);
+                exchange.getResponseBody().write(bytes);
+            }
+        });
         server.start();
     }
 
@@ -43,6 +53,15 @@ final class FakeSidecar implements AutoCloseable {
 
     void answer(Function<String, Reply> replies) {
         this.replies = replies;
+    }
+
+    /** The status {@code GET /livez} answers (200 unless told). */
+    void livez(int status) {
+        this.livezStatus = status;
+    }
+
+    int livezChecks() {
+        return livezChecks.get();
     }
 
     List<String> requests() {

@@ -138,7 +138,7 @@ class LagassignAssignorTest {
         }
         Map<String, Object> props = Map.of("lagassign.url", "http://127.0.0.1:" + closedPort,
                 "lagassign.timeout.ms", String.valueOf(TIMEOUT_MS));
-        LagassignAssignor assignor = new LagassignAssignor();
+        LagassignAssignor assignor = new LagassignAssignor(clock::get);
         assignor.configure(props);
         assignor.awaitWarmUp();
         assertEquals(uniform(), Groups.plain(assignor.assign(spec, describer)));
@@ -168,22 +168,84 @@ class LagassignAssignorTest {
         assertEquals(3, sidecar.requests().size(), "asked while the breaker was open");
         assertEquals(Map.of("status", 3L, "breaker_open", 5L), assignor.fallbackCounts());
 
-        // Cool-off over: one probe; it fails, so the breaker opens again at once.
+        // Cool-off over: the first call does not ask but checks /livez off the coordinator's thread;
+        // the check passes, so the next call probes; the probe fails, so the breaker opens again.
         clock.addAndGet(10_000_000_000L);
+        int checks = sidecar.livezChecks();
+        assertEquals(uniform(), Groups.plain(assignor.assign(spec, describer)));
+        assignor.awaitWarmUp();
+        assertEquals(checks + 1, sidecar.livezChecks());
+        assertEquals(3, sidecar.requests().size());
         assignor.assign(spec, describer);
         assertEquals(4, sidecar.requests().size());
         assignor.assign(spec, describer);
         assertEquals(4, sidecar.requests().size());
         assertTrue(assignor.breakerOpen());
 
-        // Next cool-off: the sidecar is healthy again; the probe succeeds and closes the breaker.
+        // Next cool-off: the sidecar is healthy again; check, probe, and the probe closes the breaker.
         sidecar.answer(body -> FakeSidecar.Reply.ok(LOPSIDED));
         clock.addAndGet(10_000_000_000L);
+        assignor.assign(spec, describer);
+        assignor.awaitWarmUp();
         assertEquals(Map.of(ORDERS, Set.of(0)), Groups.plain(assignor.assign(spec, describer)).get("c-1"));
         assertFalse(assignor.breakerOpen());
         assignor.assign(spec, describer);
         assertEquals(6, sidecar.requests().size());
         assertEquals(2, assignor.answers());
+        assertEquals(Map.of("status", 4L, "breaker_open", 8L), assignor.fallbackCounts());
+        assertEquals(1, assignor.plugin().getBreakerOpenedTotal());
+        assertEquals(1, assignor.plugin().getBreakerClosedTotal());
+        assertEquals(14, assignor.plugin().getCalls());
+    }
+
+    @Test
+    void aFailedHealthCheckKeepsTheBreakerOpenWithoutAsking() {
+        sidecar.answer(body -> new FakeSidecar.Reply(500, "{}", 0));
+        LagassignAssignor assignor = assignor("lagassign.breaker.failures", "1", "lagassign.breaker.cooloff.ms", "10000");
+        assignor.assign(spec, describer);
+        assertTrue(assignor.breakerOpen());
+        sidecar.livez(503);
+        sidecar.answer(body -> FakeSidecar.Reply.ok(LOPSIDED));
+        clock.addAndGet(10_000_000_000L);
+        assignor.assign(spec, describer);
+        assignor.awaitWarmUp();
+        // The check failed: another cool-off, nobody asks.
+        assignor.assign(spec, describer);
+        assertEquals(1, sidecar.requests().size());
+        assertEquals("open", assignor.plugin().getBreakerState());
+    }
+
+    @Test
+    void aHungSidecarHoldsTheCallerNoLongerThanTheDeadline() {
+        sidecar.answer(body -> new FakeSidecar.Reply(200, LOPSIDED, 5_000));
+        LagassignAssignor assignor = assignor("lagassign.timeout.ms", "100");
+        long worstMs = 0;
+        for (int i = 0; i < 5; i++) {
+            long started = System.nanoTime();
+            assertEquals(uniform(), Groups.plain(assignor.assign(spec, describer)));
+            worstMs = Math.max(worstMs, (System.nanoTime() - started) / 1_000_000);
+        }
+        assertEquals(Map.of("timeout", 5L), assignor.fallbackCounts());
+        // The deadline, uniform's own time on six partitions, and a loaded machine's scheduling.
+        assertTrue(worstMs < 100 + 150, "held " + worstMs + " ms");
+    }
+
+    @Test
+    void everyInstanceSharesOneStateAndTheLastAppliedConfigurationIsInForce() {
+        sidecar.answer(body -> new FakeSidecar.Reply(200, LOPSIDED, 400));
+        BrokerPlugin shared = new BrokerPlugin(clock::get, false);
+        LagassignAssignor inUse = new LagassignAssignor(shared);
+        Map<String, Object> props = new HashMap<>(Map.of("lagassign.url", sidecar.url().toString(),
+                "lagassign.timeout.ms", "100"));
+        inUse.configure(props);
+        assertEquals(uniform(), Groups.plain(inUse.assign(spec, describer)));
+        // Kafka configures a new instance with the changed value; the one in use follows.
+        props.put("lagassign.timeout.ms", "1000");
+        new LagassignAssignor(shared).configure(props);
+        assertEquals(1000, shared.getTimeoutMs());
+        assertEquals(Map.of(ORDERS, Set.of(0)), Groups.plain(inUse.assign(spec, describer)).get("c-1"));
+        assertEquals(2, shared.getConfigured());
+        assertEquals(1, inUse.answers());
     }
 
     @Test
