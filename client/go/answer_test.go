@@ -1,0 +1,137 @@
+package lagassign
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// view is a group of c-1 (orders, payments) and c-2 (orders) over orders (3)
+// and payments (2).
+func view(t *testing.T) *groupView {
+	t.Helper()
+	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-2"}, {MemberID: "c-1"}}
+	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}, {Topics: []string{"payments", "orders"}}}
+	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 3, "payments": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func packed(values ...uint32) string {
+	raw := make([]byte, 4*len(values))
+	for i, v := range values {
+		binary.LittleEndian.PutUint32(raw[4*i:], v)
+	}
+	return base64.StdEncoding.EncodeToString(raw)
+}
+
+// member writes one packed member from (topic index, partition) pairs.
+func packedMember(pairs ...[2]uint32) string {
+	var topics, partitions []uint32
+	for _, p := range pairs {
+		topics = append(topics, p[0])
+		partitions = append(partitions, p[1])
+	}
+	return fmt.Sprintf(`{"topic_indices": %q, "partitions": %q}`, packed(topics...), packed(partitions...))
+}
+
+func answerBody(c1, c2 string) string {
+	return `{"topics": ["orders", "payments"], "strategy": "balanced", "assignment": {"c-1": ` + c1 + `, "c-2": ` + c2 +
+		`}, "revoked": {}, "lag": {"source": "request", "complete": true, "unknown_partitions": 0},` +
+		` "stats": {"max_lag": 10, "mean_lag": 7.5}}`
+}
+
+func TestAPackedAnswerIsReadAndChecked(t *testing.T) {
+	got, err := readAnswer([]byte(answerBody(packedMember([2]uint32{0, 0}, [2]uint32{1, 0}, [2]uint32{1, 1}),
+		packedMember([2]uint32{0, 1}, [2]uint32{0, 2}))), view(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string][]int32{
+		"c-1": {"orders": {0}, "payments": {0, 1}},
+		"c-2": {"orders": {1, 2}},
+	}
+	if !reflect.DeepEqual(got.assignment, want) || got.outcome() != OutcomeSidecar || *got.maxLag != 10 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestTheIndexedAndTopicsFormsAreReadAlike(t *testing.T) {
+	indexed := `{"topics": ["payments", "orders"], "assignment": {"c-1": [[0, [0, 1]], [1, [0]]], "c-2": [[1, [1, 2]]]},` +
+		` "lag": {"source": "kafka", "complete": false, "unknown_partitions": 2}}`
+	nested := `{"assignment": {"c-1": {"payments": [0, 1], "orders": [0]}, "c-2": {"orders": [2, 1]}},` +
+		` "lag": {"source": "none", "complete": false, "unknown_partitions": 5}}`
+	want := map[string]map[string][]int32{
+		"c-1": {"orders": {0}, "payments": {0, 1}},
+		"c-2": {"orders": {1, 2}},
+	}
+	for body, outcome := range map[string]string{indexed: OutcomeLagPartial, nested: OutcomeLagBlind} {
+		got, err := readAnswer([]byte(body), view(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.assignment, want) || got.outcome() != outcome {
+			t.Fatalf("%s: got %+v", body, got)
+		}
+	}
+}
+
+// Every rule of the leader's check, each broken once, with the reason and the message.
+func TestEveryBrokenRuleFallsBackWithItsReason(t *testing.T) {
+	good2 := packedMember([2]uint32{0, 1}, [2]uint32{0, 2})
+	cases := []struct {
+		name, body, reason, message string
+	}{
+		{"not JSON", "<html>", ReasonMalformed, "not JSON"},
+		{"no assignment", `{"topics": []}`, ReasonMalformed, "no 'assignment'"},
+		{"not base64", answerBody(`{"topic_indices": "@@@@", "partitions": "AAAAAA=="}`, good2), ReasonMalformed, "not base64"},
+		{"lengths differ", answerBody(`{"topic_indices": "`+packed(0, 1)+`", "partitions": "`+packed(0)+`"}`, good2),
+			ReasonMalformed, "2 topic indices but 1 partitions"},
+		{"out of order", answerBody(packedMember([2]uint32{1, 0}, [2]uint32{0, 0}, [2]uint32{1, 1}), good2), ReasonMalformed,
+			"strictly ascending"},
+		{"index past topics", answerBody(packedMember([2]uint32{0, 0}, [2]uint32{1, 0}, [2]uint32{7, 1}), good2), ReasonMalformed,
+			"not in 'topics'"},
+		{"member missing", `{"topics": ["orders", "payments"], "assignment": {"c-1": ` +
+			packedMember([2]uint32{0, 0}, [2]uint32{0, 1}, [2]uint32{0, 2}, [2]uint32{1, 0}, [2]uint32{1, 1}) + `}}`,
+			ReasonInvalid, "member 'c-2' is missing"},
+		{"not subscribed", answerBody(packedMember([2]uint32{0, 0}, [2]uint32{0, 1}, [2]uint32{0, 2}),
+			packedMember([2]uint32{1, 0}, [2]uint32{1, 1})), ReasonInvalid, "'payments' to 'c-2', not subscribed"},
+		{"given twice", answerBody(packedMember([2]uint32{0, 0}, [2]uint32{0, 1}, [2]uint32{1, 0}, [2]uint32{1, 1}), good2),
+			ReasonInvalid, "orders-1 to both 'c-1' and 'c-2'"},
+		{"left out", answerBody(packedMember([2]uint32{0, 0}, [2]uint32{1, 0}), good2), ReasonInvalid,
+			"leaves payments-1 unassigned"},
+		{"unknown partition", answerBody(packedMember([2]uint32{0, 0}, [2]uint32{1, 0}, [2]uint32{1, 1}, [2]uint32{1, 9}), good2),
+			ReasonInvalid, "unknown partition payments-9"},
+		{"withheld", strings.Replace(answerBody(packedMember([2]uint32{0, 0}, [2]uint32{1, 0}, [2]uint32{1, 1}), good2),
+			`"revoked": {}`, `"revoked": {"c-1": `+packedMember([2]uint32{0, 0})+`}`, 1), ReasonInvalid, "withholds"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := readAnswer([]byte(c.body), view(t))
+			var why *fallbackError
+			if !errors.As(err, &why) || why.reason != c.reason || !strings.Contains(why.message, c.message) {
+				t.Fatalf("got %v, want %s containing %q", err, c.reason, c.message)
+			}
+		})
+	}
+}
+
+// The compact request: one subscription per distinct topic list, members by id.
+func TestTheRequestIsTheCompactFormAskingForPacked(t *testing.T) {
+	got := string(view(t).requestBody("", "earliest"))
+	want := `{"group_id":"g","subscriptions":[["orders","payments"],["orders"]],"members":[` +
+		`{"member_id":"c-1","group_instance_id":null,"subscription":0,"owned":{},"generation":null,"rack":null},` +
+		`{"member_id":"c-2","group_instance_id":null,"subscription":1,"owned":{},"generation":null,"rack":null}],` +
+		`"partitions":{"orders":3,"payments":2},"protocol":"eager","answer_form":"packed","reset_policy":"earliest"}`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -1,0 +1,154 @@
+package lagassign
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// member is one member's subscription as the leader received it.
+type member struct {
+	id string
+	// instanceID is the static id the broker reports, else the one in the user data.
+	instanceID *string
+	// topics are the subscribed topics the leader has metadata for, sorted.
+	topics   []string
+	userData SubscriptionUserData
+}
+
+// groupView is the group as the leader sees it in one rebalance. The leader's
+// metadata is authoritative: partitions holds the count of every subscribed
+// topic it knows; a topic without metadata is left out of the request and of
+// every member's topics, as range leaves it out.
+type groupView struct {
+	groupID    string
+	members    []member // by member id
+	partitions map[string]int32
+}
+
+// newGroupView reads the members' metadata (as franz-go's ConsumerBalancer
+// parsed it) and the topic counts the client gives the balancer.
+func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
+	metas []kmsg.ConsumerMemberMetadata, counts map[string]int32) (*groupView, error) {
+	view := &groupView{groupID: groupID, partitions: map[string]int32{}}
+	subscribed := map[string]bool{}
+	for i := range joined {
+		for _, topic := range metas[i].Topics {
+			subscribed[topic] = true
+		}
+	}
+	for topic := range subscribed {
+		if count, ok := counts[topic]; ok && count > 0 {
+			view.partitions[topic] = count
+		}
+	}
+	if len(subscribed) > 0 && len(view.partitions) == 0 {
+		return nil, fallback(ReasonMetadata, "no subscribed topic has metadata yet")
+	}
+	for i := range joined {
+		userData := decodeSubscription(metas[i].UserData)
+		m := member{id: joined[i].MemberID, instanceID: joined[i].InstanceID, userData: userData}
+		if m.instanceID == nil {
+			m.instanceID = userData.InstanceID
+		}
+		if m.userData.Rack == nil {
+			// franz-go writes the consumer's kgo.Rack into the metadata.
+			m.userData.Rack = metas[i].Rack
+		}
+		for _, topic := range metas[i].Topics {
+			if _, known := view.partitions[topic]; known {
+				m.topics = append(m.topics, topic)
+			}
+		}
+		slices.Sort(m.topics)
+		m.topics = slices.Compact(m.topics)
+		view.members = append(view.members, m)
+	}
+	sort.Slice(view.members, func(i, j int) bool { return view.members[i].id < view.members[j].id })
+	return view, nil
+}
+
+// asked is the members the request names: those with a topic the leader knows.
+func (v *groupView) asked() []member {
+	var out []member
+	for _, m := range v.members {
+		if len(m.topics) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// partitionCount is how many partitions the request names.
+func (v *groupView) partitionCount() int {
+	total := 0
+	for _, count := range v.partitions {
+		total += int(count)
+	}
+	return total
+}
+
+type requestMember struct {
+	MemberID        string             `json:"member_id"`
+	GroupInstanceID *string            `json:"group_instance_id"`
+	Subscription    int                `json:"subscription"`
+	Owned           map[string][]int32 `json:"owned"`
+	Generation      *int32             `json:"generation"`
+	Rack            *string            `json:"rack"`
+}
+
+type request struct {
+	GroupID       string           `json:"group_id"`
+	Subscriptions [][]string       `json:"subscriptions"`
+	Members       []requestMember  `json:"members"`
+	Partitions    map[string]int32 `json:"partitions"`
+	Protocol      string           `json:"protocol"`
+	AnswerForm    string           `json:"answer_form"`
+	Strategy      string           `json:"strategy,omitempty"`
+	ResetPolicy   string           `json:"reset_policy,omitempty"`
+}
+
+// requestBody is the POST /assign body (docs/http-api.md) in the compact form:
+// each distinct subscription once, each member naming its own by index, the
+// answer asked for in the packed form; an eager rebalance.
+func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
+	req := request{GroupID: v.groupID, Subscriptions: [][]string{}, Members: []requestMember{},
+		Partitions: v.partitions, Protocol: "eager", AnswerForm: "packed",
+		Strategy: strategy, ResetPolicy: resetPolicy}
+	index := map[string]int{}
+	for _, m := range v.asked() {
+		key := strings.Join(m.topics, "\x00")
+		at, seen := index[key]
+		if !seen {
+			at = len(req.Subscriptions)
+			index[key] = at
+			req.Subscriptions = append(req.Subscriptions, m.topics)
+		}
+		owned := map[string][]int32{}
+		for topic, partitions := range m.userData.Owned {
+			count, known := v.partitions[topic]
+			if !known {
+				continue
+			}
+			var kept []int32
+			for _, p := range partitions {
+				if p < count {
+					kept = append(kept, p)
+				}
+			}
+			if len(kept) > 0 {
+				owned[topic] = kept
+			}
+		}
+		req.Members = append(req.Members, requestMember{MemberID: m.id, GroupInstanceID: m.instanceID,
+			Subscription: at, Owned: owned, Generation: m.userData.Generation, Rack: m.userData.Rack})
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		panic("lagassign: the request failed to encode: " + err.Error())
+	}
+	return body
+}

@@ -1,0 +1,145 @@
+package lagassign
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+)
+
+// userDataVersion is the "v" of the lagassign protocol's user data.
+const userDataVersion = 1
+
+// Who made an assignment, in the assignment user data's "by".
+const (
+	BySidecar = "sidecar"
+	ByRange   = "range"
+)
+
+// SubscriptionUserData is what a member tells the leader in its subscription
+// (docs/shim-protocol.md): {"v": 1, "owned": {"t0": [0, 2]}, "generation": 7,
+// "instance_id": "web-1", "rack": null}.
+type SubscriptionUserData struct {
+	// Owned is topic -> sorted partition ids the member holds now.
+	Owned map[string][]int32
+	// Generation of the assignment Owned came from, or nil.
+	Generation *int32
+	// InstanceID is the member's static id (group.instance.id), or nil.
+	InstanceID *string
+	// Rack is the member's rack, or nil.
+	Rack *string
+}
+
+type subscriptionJSON struct {
+	V          int                `json:"v"`
+	Owned      map[string][]int32 `json:"owned"`
+	Generation *int32             `json:"generation"`
+	InstanceID *string            `json:"instance_id"`
+	Rack       *string            `json:"rack"`
+}
+
+// encode writes the compact JSON, topics with no partition left out.
+func (s SubscriptionUserData) encode() []byte {
+	owned := make(map[string][]int32, len(s.Owned))
+	for topic, partitions := range s.Owned {
+		if len(partitions) > 0 {
+			sorted := slices.Clone(partitions)
+			slices.Sort(sorted)
+			owned[topic] = slices.Compact(sorted)
+		}
+	}
+	body, err := json.Marshal(subscriptionJSON{V: userDataVersion, Owned: owned,
+		Generation: s.Generation, InstanceID: s.InstanceID, Rack: s.Rack})
+	if err != nil {
+		panic("lagassign: the subscription user data failed to encode: " + err.Error())
+	}
+	return body
+}
+
+// decodeSubscription reads a member's user data leniently: absent, not JSON
+// or of another shape reads as nothing known, and never fails the rebalance.
+func decodeSubscription(raw []byte) SubscriptionUserData {
+	var root map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &root) != nil || root == nil {
+		return SubscriptionUserData{}
+	}
+	data := SubscriptionUserData{Owned: map[string][]int32{}}
+	var owned map[string]json.RawMessage
+	if json.Unmarshal(root["owned"], &owned) == nil {
+		for topic, list := range owned {
+			var items []json.RawMessage
+			if json.Unmarshal(list, &items) != nil {
+				continue
+			}
+			var partitions []int32
+			for _, item := range items {
+				var p int32
+				if json.Unmarshal(item, &p) == nil && p >= 0 {
+					partitions = append(partitions, p)
+				}
+			}
+			if len(partitions) > 0 {
+				sort.Slice(partitions, func(i, j int) bool { return partitions[i] < partitions[j] })
+				data.Owned[topic] = slices.Compact(partitions)
+			}
+		}
+	}
+	var generation int32
+	if json.Unmarshal(root["generation"], &generation) == nil && string(root["generation"]) != "null" {
+		data.Generation = &generation
+	}
+	data.InstanceID = text(root["instance_id"])
+	data.Rack = text(root["rack"])
+	return data
+}
+
+// AssignmentNote is the assignment user data the leader gives every member:
+// {"v": 1, "by": "sidecar", "strategy": "balanced"} or {"v": 1, "by": "range",
+// "reason": "timeout"}.
+type AssignmentNote struct {
+	// By is "sidecar" or "range" (the fallback).
+	By string `json:"by"`
+	// Strategy is the sidecar's strategy, or empty.
+	Strategy string `json:"strategy,omitempty"`
+	// Reason is the fallback's reason, lag_blind or lag_partial, or empty.
+	Reason string `json:"reason,omitempty"`
+}
+
+func (n AssignmentNote) encode() []byte {
+	body, err := json.Marshal(struct {
+		V int `json:"v"`
+		AssignmentNote
+	}{userDataVersion, n})
+	if err != nil {
+		panic("lagassign: the assignment note failed to encode: " + err.Error())
+	}
+	return body
+}
+
+// decodeNote reads the leader's note leniently; ok is false when it is not one.
+func decodeNote(raw []byte) (note AssignmentNote, ok bool) {
+	var root map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &root) != nil || root == nil {
+		return AssignmentNote{}, false
+	}
+	by := text(root["by"])
+	if by == nil || (*by != BySidecar && *by != ByRange && *by != "cooperative-sticky") {
+		return AssignmentNote{}, false
+	}
+	note.By = *by
+	if s := text(root["strategy"]); s != nil {
+		note.Strategy = *s
+	}
+	if r := text(root["reason"]); r != nil {
+		note.Reason = *r
+	}
+	return note, true
+}
+
+// text is a non-empty JSON string, else nil.
+func text(raw json.RawMessage) *string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || s == "" {
+		return nil
+	}
+	return &s
+}
