@@ -17,6 +17,7 @@ from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.request import parse_assign_request
 from lagassign.http import assign as assign_route
 from lagassign.http.app import create_app
+from lagassign.http.heavy import LIGHT_COST
 from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests import test_cli
@@ -351,13 +352,22 @@ async def test_large_requests_are_computed_off_the_event_loop(
     monkeypatch.setattr(assign_route, "answer_and_body", recording)
     members = [{"member_id": f"m{i}", "topics": ["big"]} for i in range(4)]
     small = {"group_id": "g", "members": members, "partitions": {"big": 8}}
-    large = {**small, "partitions": {"big": assign_route.THREAD_PARTITIONS + 1}}
+    large = {**small, "partitions": {"big": LIGHT_COST + 1}}
+    # Few partitions, many (member, topic) pairs: heavy by its cost, not its partition count.
+    topics = [f"t{i}" for i in range(100)]
+    wide = {
+        "group_id": "g",
+        "subscriptions": [topics],
+        "members": [{"member_id": f"m{i}", "subscription": 0} for i in range(LIGHT_COST // 50)],
+        "partitions": {t: 1 for t in topics},
+    }
     async with served(app_with()) as client:
-        assert (await client.post("/assign", json=small)).status_code == 200
-        assert (await client.post("/assign", json=large)).status_code == 200
+        for body in (small, large, wide):
+            assert (await client.post("/assign", json=body)).status_code == 200
     loop_thread = threading.get_ident()
     assert threads[0] == loop_thread
     assert threads[1] != loop_thread
+    assert threads[2] != loop_thread
 
 
 async def test_an_unexpected_failure_is_a_logged_503_without_a_traceback(

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lagassign.assign.request_counts import Body, check_body_counts
 from lagassign.assign.request_schema import AssignRequest, MemberIn
 from lagassign.assign.request_wire import DecodeFailure, decode_request, wire_problem
 from lagassign.errors import BadRequest, InvalidJson, TooLarge
@@ -26,6 +27,7 @@ __all__ = [
     "distinct_subscriptions",
     "parse_assign_request",
     "partition_total",
+    "request_cost",
     "subscribed_topic_names",
 ]
 
@@ -41,8 +43,15 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return out or "body"
 
 
-def parse_assign_request(raw: bytes | str) -> AssignRequest:
-    """Parse and type-check a request; raise BadRequest naming the first bad field."""
+def parse_assign_request(raw: Body | str, limits: RequestLimits | None = None) -> AssignRequest:
+    """Parse and type-check a request; raise BadRequest naming the first bad field.
+
+    With ``limits``, a large body's counts are checked first, before anything is
+    built from it (:mod:`lagassign.assign.request_counts`): 413 for a body that
+    holds more than the caps allow, whatever its fields decode to.
+    """
+    if limits is not None and not isinstance(raw, str):
+        check_body_counts(raw, limits)
     try:
         request = decode_request(raw)
     except DecodeFailure as exc:
@@ -53,7 +62,7 @@ def parse_assign_request(raw: bytes | str) -> AssignRequest:
     return request
 
 
-def refusal(raw: bytes | str, fallback: dict[str, str]) -> BadRequest:
+def refusal(raw: Body | str, fallback: dict[str, str]) -> BadRequest:
     """The error of a body the fast decoder refused, in the schema's words.
 
     The pydantic schema names every problem (up to 20); when it finds none, the
@@ -90,6 +99,27 @@ def subscribed_topic_names(request: AssignRequest) -> set[str]:
 def partition_total(request: AssignRequest) -> int:
     """Partitions of every topic the request lists, in all."""
     return sum(request.partitions.values())
+
+
+def request_cost(request: AssignRequest) -> int:
+    """The work a request asks for, in units of about a microsecond of Python each.
+
+    Not the partition count alone: a compact request of 5,000 members sharing 2,000
+    one-partition topics has 2,000 partitions but 10 million (member, topic) pairs
+    for a strategy to walk. Counts partitions, every member's listed topics (a
+    shared list once per member that names it), owned partition numbers, rack
+    entries and lag values. Reads each member once, never a partition.
+    """
+    cost = partition_total(request) + len(request.members)
+    for member in request.members:
+        cost += len(member.topics)
+        for owned in member.owned.values():
+            cost += len(owned)
+    for lists in (request.partition_racks or {}).values():
+        cost += len(lists)
+    for values in (request.lags or {}).values():
+        cost += len(values)
+    return cost
 
 
 def check_request_limits(request: AssignRequest, limits: RequestLimits) -> None:

@@ -60,7 +60,7 @@ DECODER = msgspec.json.Decoder(RequestWire)
 DecodeFailure = (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError)
 
 
-def decode_request(raw: bytes | str) -> AssignRequest:
+def decode_request(raw: bytes | bytearray | str) -> AssignRequest:
     """The request of ``raw``; raises :data:`DecodeFailure` or BadRequest (compact form)."""
     wire = DECODER.decode(raw)
     subscriptions = wire.subscriptions or []

@@ -6,16 +6,21 @@ error of a refused body: :mod:`lagassign.assign.request`), and the answer is
 encoded by msgspec into a plain ``Response`` (no ``jsonable_encoder`` walk over a
 million-partition answer), in the form the request asks (``answer_form``). Large
 requests are parsed, computed and encoded in a worker thread, so the event loop
-keeps serving ``/livez``, ``/metrics`` and the lag refresh meanwhile.
+keeps serving ``/livez``, ``/metrics`` and the lag refresh meanwhile. What is
+large is the request's cost estimate (members x topics, owned lists, racks, lags and
+partitions: :func:`~lagassign.assign.request.request_cost`), not its partition count
+alone, and at most ``LAGASSIGN_MAX_HEAVY_REQUESTS`` large ones run at once
+(:mod:`lagassign.http.heavy`). A large body's counts are checked before it is decoded
+(:mod:`lagassign.assign.request_counts`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import nullcontext
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
@@ -27,14 +32,16 @@ from lagassign.assign.request import (
     AssignRequest,
     check_request_limits,
     parse_assign_request,
-    partition_total,
+    request_cost,
 )
 from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.errors import RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
+from lagassign.http.heavy import LIGHT_BODY_BYTES, LIGHT_COST, HeavyWork, off_loop
 from lagassign.http.parts import (
     AnswersDep,
     ForecastDep,
+    HeavyDep,
     LagViewDep,
     MetricsDep,
     RatesDep,
@@ -51,12 +58,6 @@ from lagassign.rates.drain_lags import live_of, with_drain
 from lagassign.rates.load import with_load
 
 PATH = "/assign"
-
-# Past these sizes, parsing and computing leave the event loop for a worker thread.
-THREAD_BODY_BYTES = 64 * 1024
-THREAD_PARTITIONS = 5_000
-
-T = TypeVar("T")
 
 router = APIRouter()
 
@@ -77,7 +78,8 @@ router = APIRouter()
             409: "Topic-id form: the members belong to several groups.",
             413: "The request is over the configured limits.",
             415: "The body is not declared application/json.",
-            503: "The service cannot answer at all.",
+            503: "The service cannot answer at all, or (busy, with Retry-After) no turn "
+            "for a heavy request came within LAGASSIGN_HEAVY_WAIT_S.",
         }
     ),
     openapi_extra={
@@ -97,18 +99,23 @@ async def assign(
     answers: AnswersDep,
     metrics: MetricsDep,
     rates: RatesDep,
+    heavy: HeavyDep,
 ) -> Response:
     started = time.perf_counter()
     require_json(request)
     raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
-    large = len(raw) > THREAD_BODY_BYTES
+    large = len(raw) > LIGHT_BODY_BYTES
     # One pause of the collector from the decoding to the bytes of the answer: the
     # request's millions of objects live through it and are freed (by their reference
     # counts) before it ends, so no collection ever walks them.
     with collector_paused() if large else nullcontext():
-        body = await answered(
-            raw, large, started, settings, lag_view, forecast, answers, metrics, rates
-        )
+        turn = Turn(heavy)
+        try:
+            body = await answered(
+                raw, turn, started, settings, lag_view, forecast, answers, metrics, rates
+            )
+        finally:
+            turn.release()
         if large:
             # The event loop holds the worker thread's last future (and through it the
             # answer and its request) until this task next yields: yield once, so they
@@ -117,9 +124,27 @@ async def assign(
     return Response(body, media_type="application/json")
 
 
+class Turn:
+    """One request's turn at heavy work: taken at most once, released once."""
+
+    def __init__(self, heavy: HeavyWork) -> None:
+        self.heavy = heavy
+        self.held = False
+
+    async def take(self) -> None:
+        if not self.held:
+            await self.heavy.turn()
+            self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.heavy.release()
+
+
 async def answered(
-    raw: bytes,
-    large: bool,
+    raw: bytearray,
+    turn: Turn,
     started: float,
     settings: SettingsDep,
     lag_view: LagViewDep,
@@ -129,7 +154,9 @@ async def answered(
     rates: RatesDep,
 ) -> bytes:
     """The answer's bytes for the request body ``raw``; recorded and counted."""
-    parsed = await off_loop(large, parse_assign_request, raw)
+    if len(raw) > LIGHT_BODY_BYTES:
+        await turn.take()
+    parsed = await off_loop(turn.held, parse_assign_request, raw, settings.request_limits)
     check_request_limits(parsed, settings.request_limits)
     by_id: Mapping[str, str] | None = None
     budget_s = settings.on_demand_budget_s
@@ -153,9 +180,10 @@ async def answered(
             members=len(parsed.members),
             capacity_setting=settings.member_capacity,
         )
-    big = partition_total(parsed) > THREAD_PARTITIONS
+    if request_cost(parsed) > LIGHT_COST:
+        await turn.take()
     answer, body = await off_loop(
-        big, answer_and_body, parsed, lag, settings.default_strategy, by_id
+        turn.held, answer_and_body, parsed, lag, settings.default_strategy, by_id
     )
     if lag_view is not None:
         lag_view.track(parsed.group_id, subscribed_topics(parsed))
@@ -176,13 +204,6 @@ def answer_and_body(
         return answer, answer_body(answer, topic_ids)
 
 
-async def off_loop(in_thread: bool, function: Callable[..., T], *args: Any) -> T:
-    """Run ``function`` here, or in a worker thread when the work is large."""
-    if in_thread:
-        return await asyncio.to_thread(function, *args)
-    return function(*args)
-
-
 def require_json(request: Request) -> None:
     """415 unless the body is declared ``application/json``.
 
@@ -197,7 +218,7 @@ def require_json(request: Request) -> None:
         )
 
 
-async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
+async def read_body(request: Request, limit: int, timeout_s: float) -> bytearray:
     """The whole body, refused with 413 as soon as it exceeds ``limit`` bytes.
 
     A body still arriving after ``timeout_s`` is refused with 408. A client that
@@ -209,22 +230,21 @@ async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
         raise TooLarge(
             f"the body has {int(declared)} bytes; the limit is {limit} (LAGASSIGN_MAX_BODY_BYTES)"
         )
-    chunks: list[bytes] = []
-    size = 0
+    # One buffer grown in place: the body is held once, not as chunks and their join.
+    body = bytearray()
     try:
         async with asyncio.timeout(timeout_s):
             async for chunk in request.stream():
-                size += len(chunk)
-                if size > limit:
+                if len(body) + len(chunk) > limit:
                     raise TooLarge(
                         f"the body exceeds the limit of {limit} bytes (LAGASSIGN_MAX_BODY_BYTES)"
                     )
-                chunks.append(chunk)
+                body += chunk
     except TimeoutError:
         raise RequestTimeout(
             f"the body did not arrive within {timeout_s:g} s (LAGASSIGN_BODY_TIMEOUT_S)"
         ) from None
-    return b"".join(chunks)
+    return body
 
 
 def request_components() -> dict[str, Any]:

@@ -46,6 +46,9 @@ def error_response(
 async def lagassign_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, LagassignError)
     headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+    retry_after = getattr(exc, "retry_after_s", None)
+    if isinstance(retry_after, int):
+        headers = {"Retry-After": str(retry_after)}
     return error_response(request, exc, headers)
 
 

@@ -18,6 +18,7 @@ from fastapi import Depends, FastAPI, Request
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.http.heavy import HeavyWork
 from lagassign.http.sidecar import Sidecar
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics import ServiceMetrics
@@ -79,3 +80,12 @@ async def current_advice(sidecar: SidecarDep) -> AdviceTracker | None:
 
 
 AdviceDep = Annotated[AdviceTracker | None, Depends(current_advice)]
+
+
+async def current_heavy(sidecar: SidecarDep) -> HeavyWork:
+    if sidecar.heavy is None:
+        raise RuntimeError("the sidecar was built without its bound on heavy work")
+    return sidecar.heavy
+
+
+HeavyDep = Annotated[HeavyWork, Depends(current_heavy)]

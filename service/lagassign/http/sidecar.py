@@ -21,6 +21,7 @@ from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.report import live_status
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
+from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
 from lagassign.lagview.reader import LagReader
@@ -49,6 +50,8 @@ class Sidecar:
     #: The live rate window (with the real lag view only).
     rates: RateWindow | None = None
     advice: AdviceTracker | None = None
+    #: The bound on heavy /assign work at once (LAGASSIGN_MAX_HEAVY_REQUESTS).
+    heavy: HeavyWork | None = None
 
 
 def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
@@ -89,7 +92,8 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     )
     if lag_view is not None:
         metrics.collect_live_match_of(lag_view, answers, live_status)
-    return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice)
+    heavy = HeavyWork(settings.max_heavy_requests, settings.heavy_wait_s)
+    return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice, heavy)
 
 
 def rate_window(settings: Settings) -> RateWindow:
