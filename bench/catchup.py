@@ -245,7 +245,7 @@ async def bench_scenario(
                 assignor=assignor,
                 start=start,
                 make_group=group_maker(assignor, scenario, bootstrap, sidecar, start, out),
-                cap_s=CAP_FACTOR * nominal + CAP_MARGIN_S,
+                cap_s=max(CAP_FACTOR * nominal, scenario.hold_s or 0.0) + CAP_MARGIN_S,
                 consumer_protocol=assignor in CONSUMER_PROTOCOL,
             )
             result.line["seed"] = seed

@@ -15,7 +15,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -32,6 +32,9 @@ from bench.catchup_members import MemberRecord
 from bench.catchup_sampler import LagSampler, Sample
 from bench.catchup_scenarios import Partition, Production, Scenario, lower_bound_s
 from harness.builders import commit
+
+#: A held scenario's lag is bounded when it ends at most this many seconds of production.
+BOUNDED_PRODUCTION_S = 2.0
 
 Start = Literal["existing-group", "new-group"]
 SAMPLE_INTERVAL_S = 0.5
@@ -184,6 +187,10 @@ async def run_one(
             t0 = first_record(group)
             if t0 is None or not sampler.samples:
                 continue
+            if scenario.hold_s is not None:
+                if time.time() >= t0 + scenario.hold_s:
+                    break
+                continue
             target = THRESHOLD * initial_backlog(sampler.samples, t0).group_lag
             caught_at = catch_up_at(sampler.samples, t0, target)
             if caught_at is not None:
@@ -284,7 +291,32 @@ def figures(
         sample_errors=sampler.errors,
         load_avg=[round(x, 2) for x in os.getloadavg()],
     )
+    if scenario.hold_s is not None and production is not None:
+        line.update(held(sampler.samples, t0, production))
     return line
+
+
+def held(samples: Sequence[Sample], t0: float, production: Production) -> dict[str, Any]:
+    """A held scenario's figures: the group's lag at the end, in records and in seconds of
+    production, and whether it stayed bounded (at most two seconds of production at the
+    end, and not growing over the second half of the hold)."""
+    after = [s for s in samples if s.at >= t0]
+    rate = production.total_rate()
+    end_lag = after[-1].group_lag if after else None
+    half = after[len(after) // 2 :]
+    growth = (
+        (half[-1].group_lag - half[0].group_lag) / (half[-1].at - half[0].at)
+        if len(half) >= 2 and half[-1].at > half[0].at
+        else None
+    )
+    bounded = end_lag is not None and end_lag <= BOUNDED_PRODUCTION_S * rate
+    return {
+        "held_s": round(after[-1].at - t0, 2) if after else None,
+        "lag_end": end_lag,
+        "lag_end_s_of_production": round(end_lag / rate, 2) if end_lag is not None else None,
+        "lag_growth_per_s": round(growth, 1) if growth is not None else None,
+        "bounded": bounded,
+    }
 
 
 def timeline(result: RunResult) -> dict[str, list[float | None]]:

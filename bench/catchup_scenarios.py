@@ -63,6 +63,9 @@ class Scenario:
     rate: float
     production: Production | None = None
     description: str = ""
+    #: A scenario with no backlog to speak of is *held* this long after the first
+    #: record instead of drained: its line says whether the group's lag stayed bounded.
+    hold_s: float | None = None
 
     @property
     def total_backlog(self) -> int:
@@ -229,7 +232,34 @@ def skewed_production(
     )
 
 
+def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 4) -> Scenario:
+    """No backlog to speak of (100 records a partition); production skewed onto
+    partition 0 of each topic (300 records/s each, 30/s elsewhere), from before the
+    members start. Range, and any answer that counts partitions alone, hands one
+    member both partitions 0: 600 records/s against the 500 it can read, so its lag
+    grows for ever while the group as a whole has 1,220 records/s to spare."""
+    del seed  # the numbers are fixed: the point is where production lands
+    backlog = {(f"t{t}", p): 100 for t in range(topics) for p in range(partitions)}
+    rates = {key: (300.0 if key[1] == 0 else 30.0) for key in backlog}
+    return Scenario(
+        name="hot-keys",
+        topics=tuple(f"t{t}" for t in range(topics)),
+        partitions=partitions,
+        backlog=backlog,
+        members=members,
+        rate=500,
+        production=Production(rates, lead_s=PRODUCTION_LEAD_S),
+        description=(
+            f"{topics} topics x {partitions} partitions, 100 records each; 300 records/s on "
+            "partition 0 of each topic and 30/s elsewhere, from before the members start"
+        ),
+        hold_s=HOT_KEYS_HOLD_S,
+    )
+
+
 QUICK = "hot-per-topic"
+#: How long ``hot-keys`` is held after the first record.
+HOT_KEYS_HOLD_S = 40.0
 # How long production runs before the members of a "+production-before-rebalance"
 # scenario start: enough sidecar refreshes (1 s apart in the benchmark) for a produce rate.
 PRODUCTION_LEAD_S = 20.0
@@ -246,4 +276,5 @@ def all_scenarios(seed: int) -> list[Scenario]:
         skewed_production(zipf, seed, total_rate=600, switch=False),
         skewed_production(hot, seed, total_rate=600, switch=True),
         skewed_production(hot, seed, total_rate=600, switch=False, lead_s=PRODUCTION_LEAD_S),
+        hot_keys(seed),
     ]

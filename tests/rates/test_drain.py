@@ -1,0 +1,235 @@
+"""The drain lag model: the horizon, capacity and weights on worked examples, then properties."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lagassign.assign.lag_sources import LagSource
+from lagassign.core.model import Member, make_rebalance
+from lagassign.core.strategies.balanced import assign as balanced
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription, PartitionLag
+from lagassign.rates.drain import (
+    CEILING_S,
+    DEFAULT_HORIZON_S,
+    FLOOR_S,
+    catch_up_horizon,
+    drain_weights,
+    measured_capacity,
+)
+from lagassign.rates.drain_lags import live_of, with_drain
+from lagassign.rates.figures import recent_rate
+from lagassign.rates.window import RateWindow
+
+T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+
+
+def member_weights(
+    assignment: Mapping[str, Mapping[str, Sequence[int]]], weights: Mapping[str, Sequence[int]]
+) -> dict[str, int]:
+    return {
+        m: sum(weights[t][p] for t, ps in topics.items() for p in ps)
+        for m, topics in assignment.items()
+    }
+
+
+# --- the module's worked example --------------------------------------------------------
+
+
+def test_worked_example_horizon_weights_and_answer() -> None:
+    lags = {"t": [3000, 1000, 0, 0]}
+    rates = {("t", 0): 0.0, ("t", 1): 0.0, ("t", 2): 450.0, ("t", 3): 30.0}
+    horizon = catch_up_horizon(4000, 480.0, 2, 500.0)
+    # 4000 / (1000 - 480) = 7.7 s, raised to the floor
+    assert horizon.seconds == FLOOR_S
+    assert (horizon.capacity, horizon.capacity_source, horizon.overrun) == (
+        500.0,
+        "measured",
+        False,
+    )
+    weights, unknown = drain_weights(lags, rates, horizon.seconds)
+    assert weights == {"t": [3000, 1000, 4500, 300]}
+    assert unknown == 0
+
+    members = [Member("a", ("t",)), Member("b", ("t",))]
+    answer = balanced(make_rebalance(members, {"t": 4}, weights))
+    # the 450/s partition's owner takes nothing heavy beside it: 4500 + 300
+    assert max(member_weights(answer, weights).values()) == 4800
+    holder = next(m for m, topics in answer.items() if 2 in topics["t"])
+    assert sorted(answer[holder]["t"]) == [2, 3]
+    # so every member drains by the horizon: 4800 <= 500 x 10
+    assert max(member_weights(answer, weights).values()) <= 500 * horizon.seconds
+
+
+def test_horizon_between_floor_and_ceiling() -> None:
+    # 36,000 records, 5 x 500/s, 600/s arriving: 36,000 / 1,900 = 18.9 s
+    assert catch_up_horizon(36_000, 600.0, 5, 500.0).seconds == pytest.approx(36_000 / 1_900)
+    # no backlog: the floor, so the weights balance the inflow
+    assert catch_up_horizon(0, 600.0, 5, 500.0).seconds == FLOOR_S
+    # a huge backlog drained slowly: the ceiling
+    assert catch_up_horizon(10**12, 0.0, 1, 1.0).seconds == CEILING_S
+
+
+def test_inflow_beyond_the_group_capacity_is_an_overrun_at_the_ceiling() -> None:
+    horizon = catch_up_horizon(1_000, 1_200.0, 2, 500.0)
+    assert horizon.overrun
+    assert horizon.seconds == CEILING_S
+    # the weights are then led by the rates: 10 records/s outweighs a 30,000 backlog
+    weights, _ = drain_weights({"t": [30_000, 0]}, {("t", 0): 0.0, ("t", 1): 10.0}, horizon.seconds)
+    assert weights["t"][1] > weights["t"][0]
+
+
+def test_unknown_capacity_uses_the_default_horizon() -> None:
+    horizon = catch_up_horizon(5_000, 100.0, 3, None)
+    assert (horizon.seconds, horizon.capacity, horizon.capacity_source) == (
+        DEFAULT_HORIZON_S,
+        None,
+        "unknown",
+    )
+
+
+def test_a_member_whose_inflow_alone_exceeds_its_capacity_is_handed_nothing_else_heavy() -> None:
+    # one partition at 600/s (above one member's 500/s), three at 10/s; two members
+    lags = {"t": [0, 900, 800, 0]}
+    rates = {("t", 0): 600.0, ("t", 1): 10.0, ("t", 2): 10.0, ("t", 3): 10.0}
+    horizon = catch_up_horizon(1_700, 630.0, 2, 500.0)
+    assert horizon.seconds == FLOOR_S  # 1,700 / 370 = 4.6 s
+    weights, _ = drain_weights(lags, rates, horizon.seconds)
+    members = [Member("a", ("t",)), Member("b", ("t",))]
+    answer = balanced(make_rebalance(members, {"t": 4}, weights))
+    holder = next(m for m, topics in answer.items() if 0 in topics["t"])
+    # the hot partition's owner gets the idle one, the other member both backlogs
+    assert sorted(answer[holder]["t"]) == [0, 3]
+
+
+def test_unknown_rates_weigh_their_lag_and_are_counted() -> None:
+    weights, unknown = drain_weights({"t": [5, 6, 7]}, {("t", 0): 1.0}, 10.0)
+    assert weights == {"t": [15, 6, 7]}
+    assert unknown == 2
+
+
+# --- capacity -----------------------------------------------------------------------------
+
+
+def test_capacity_is_the_median_of_members_reading_with_backlog() -> None:
+    live = {
+        "a": {"t": [0, 1]},  # backlog, reads 480/s
+        "b": {"t": [2]},  # backlog, reads 500/s
+        "c": {"t": [3]},  # backlog, reads 520/s
+        "d": {"t": [4]},  # no backlog: idles, says nothing of its capacity
+        "e": {"t": [5]},  # backlog but its rate is unknown
+    }
+    lags = {("t", i): lag for i, lag in enumerate([100, 0, 50, 60, 0, 70])}
+    rates = {("t", 0): 300.0, ("t", 1): 180.0, ("t", 2): 500.0, ("t", 3): 520.0, ("t", 4): 5.0}
+    assert measured_capacity(live, lags, rates) == 500.0
+    assert measured_capacity({"d": {"t": [4]}}, lags, rates) is None
+
+
+# --- the recent rate ------------------------------------------------------------------------
+
+
+def test_recent_rate_reads_the_newest_span_only() -> None:
+    times, ends = [0, 30_000, 40_000], [0, 300, 500]
+    assert recent_rate(times, ends, 20_000, 60_000) == pytest.approx(12.5)
+    assert recent_rate(times, ends, 5_000, 60_000) == pytest.approx(20.0)
+    assert recent_rate(times[:1], ends[:1], 5_000, 60_000) is None
+
+
+# --- from the rate window, as /assign applies it --------------------------------------------
+
+
+def snapshot(at_s: float, ends: list[int], committed: list[int]) -> GroupSnapshot:
+    rows = tuple(
+        PartitionLag("t", p, c, e, 0, max(0, e - c), "m0" if p < 2 else "m1", None, None)
+        for p, (e, c) in enumerate(zip(ends, committed, strict=True))
+    )
+    members = (
+        MemberDescription("m0", None, "c", "h", assignment={"t": (0, 1)}),
+        MemberDescription("m1", None, "c", "h", assignment={"t": (2, 3)}),
+    )
+    return GroupSnapshot(
+        group_id="g",
+        as_of=T0 + timedelta(seconds=at_s),
+        state="Stable",
+        protocol_type="classic",
+        assignment_strategy="range",
+        members=members,
+        partitions=rows,
+    )
+
+
+def test_with_drain_measures_rates_and_capacity_from_the_window() -> None:
+    # Partition 2 gets 450 records/s, partition 3 30/s; m0 reads 500/s off partition 0's
+    # backlog, m1 keeps up with its inflow (no backlog: its rate says nothing of capacity).
+    window = RateWindow(refresh_interval_s=1)
+    shots = []
+    for i in range(11):
+        ends = [10_000, 1_000, 450 * i, 30 * i]
+        committed = [500 * i, 1_000, 450 * i, 30 * i]
+        shots.append(snapshot(i, ends, committed))
+    for s in shots:
+        asyncio.run(window.refreshed(Refresh(0.0, True, [s])))
+    last = shots[-1]
+    lag = LagSource("kafka", lags={"t": [p.lag or 0 for p in last.partitions]})
+    drained = with_drain(lag, "g", window, live_of(last), members=2)
+    assert drained.source == "kafka-drain"
+    assert drained.horizon is not None
+    assert drained.horizon.capacity == pytest.approx(500.0)
+    assert drained.horizon.capacity_source == "measured"
+    # backlog 5,000 / (1,000 - 480) = 9.6 s: the floor
+    assert drained.horizon.seconds == FLOOR_S
+    assert drained.lags == {"t": [5_000, 0, 4_500, 300]}
+    assert drained.unknown_rates == 0
+    # an operator's setting wins over the measure
+    # (2 x 250 - 480 = 20 records/s to spare: 5,000 / 20 = 250 s)
+    slow = with_drain(lag, "g", window, live_of(last), members=2, capacity_setting=250.0)
+    assert slow.horizon is not None
+    assert slow.horizon.capacity_source == "setting"
+    assert slow.horizon.seconds == pytest.approx(250.0)
+    # 2 x 200 is below the 480 records/s arriving: the group cannot catch up
+    over = with_drain(lag, "g", window, live_of(last), members=2, capacity_setting=200.0)
+    assert over.horizon is not None
+    assert over.horizon.overrun
+    assert over.horizon.seconds == CEILING_S
+
+
+def test_with_drain_leaves_other_sources_alone() -> None:
+    window = RateWindow(refresh_interval_s=1)
+    lag = LagSource("request", lags={"t": [1, 2]})
+    assert with_drain(lag, "g", window, {}, members=1) is lag
+
+
+# --- properties ------------------------------------------------------------------------------
+
+lag_rows = st.lists(st.integers(0, 10**6), min_size=1, max_size=12)
+
+
+@given(
+    topics=st.lists(lag_rows, min_size=1, max_size=4),
+    members=st.integers(1, 5),
+    capacity=st.none() | st.floats(1, 10_000),
+    rates_known=st.booleans(),
+)
+def test_with_all_rates_zero_or_unknown_the_answer_is_the_backlog_models(
+    topics: list[list[int]], members: int, capacity: float | None, rates_known: bool
+) -> None:
+    lags = {f"t{i}": row for i, row in enumerate(topics)}
+    rates = {
+        (t, p): (0.0 if rates_known else None) for t, row in lags.items() for p in range(len(row))
+    }
+    total = sum(sum(row) for row in topics)
+    horizon = catch_up_horizon(total, 0.0, members, capacity)
+    weights, unknown = drain_weights(lags, rates, horizon.seconds)
+    assert weights == lags
+    assert unknown == (0 if rates_known else sum(len(row) for row in topics))
+    group = [Member(f"m{i}", tuple(lags)) for i in range(members)]
+    counts = {t: len(row) for t, row in lags.items()}
+    assert balanced(make_rebalance(group, counts, weights)) == balanced(
+        make_rebalance(group, counts, lags)
+    )
