@@ -21,6 +21,11 @@ app it runs for each request in :class:`ConnectionCap`, which answers 503
 ``too_many_connections`` in the error shape. It reads only the protocol's
 ``app`` and its server state's ``connections`` and ``tasks`` (uvicorn's own
 ``limit_concurrency`` reads the same sets), and replaces no uvicorn code.
+
+The health probes are not counted against the cap: ``GET /livez`` and ``GET /readyz``
+pass whatever the number of open connections, up to :data:`HEALTH_RESERVE` of them
+in progress at once. Otherwise idle sockets, opened by anyone before any token
+check, would keep the liveness probe at 503 and get a healthy sidecar restarted.
 """
 
 from __future__ import annotations
@@ -49,6 +54,11 @@ class TooManyConnections(Unavailable):
     code = "too_many_connections"
 
 
+#: The paths that pass the cap, and how many of their requests may be in progress at once.
+HEALTH_PATHS = frozenset({"/livez", "/readyz"})
+HEALTH_RESERVE = 8
+
+
 class ConnectionCap:
     """The ASGI app of one request, or a 503 in the error shape when the server is past its cap.
 
@@ -56,6 +66,9 @@ class ConnectionCap:
     included), or more than ``max_connections`` requests in progress (this one
     included). The answer closes the connection, as uvicorn's own 503 does.
     """
+
+    #: Health requests in progress past the cap, over every connection of the server.
+    health_in_progress = 0
 
     def __init__(self, app: ASGIApp, state: ServerState, max_connections: int) -> None:
         self.app = app
@@ -68,6 +81,17 @@ class ConnectionCap:
             len(self.state.connections) <= cap and len(self.state.tasks) <= cap
         ):
             await self.app(scope, receive, send)
+            return
+        if (
+            scope["method"] == "GET"
+            and scope["path"] in HEALTH_PATHS
+            and ConnectionCap.health_in_progress < HEALTH_RESERVE
+        ):
+            ConnectionCap.health_in_progress += 1
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                ConnectionCap.health_in_progress -= 1
             return
         log.warning("past LAGASSIGN_MAX_CONNECTIONS (%d): answering 503", cap)
         error = TooManyConnections(
