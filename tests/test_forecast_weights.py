@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -162,3 +167,41 @@ def test_by_default_freshness_is_the_forecast_horizon(tmp_path: Path) -> None:
     assert load_forecast_weights(path, now=AS_OF + timedelta(hours=1)) is None
     # A configured maximum age overrides the horizon.
     assert load_forecast_weights(path, now=AS_OF + timedelta(hours=1), max_age_s=3_600)
+
+
+def test_the_written_file_is_0644_whatever_the_umask(tmp_path: Path) -> None:
+    path = tmp_path / "forecast-weights.json"
+    before = os.umask(0o077)
+    try:
+        write_forecast_weights(path, weights(orders()))
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
+)
+def test_the_image_user_reads_a_file_written_by_another_user() -> None:
+    """The sidecar's user (uid 10001 in the image) reads what root's pipeline wrote."""
+    shared = Path(tempfile.mkdtemp(prefix="lagassign-weights-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        path = shared / "forecast-weights.json"
+        before = os.umask(0o077)
+        try:
+            write_forecast_weights(path, weights(orders()))
+        finally:
+            os.umask(before)
+        setpriv = shutil.which("setpriv")
+        assert setpriv is not None
+        done = subprocess.run(
+            [setpriv, "--reuid=10001", "--regid=10001", "--clear-groups", "cat", str(path)],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["groups"][0]["group"] == "orders"
+    finally:
+        shutil.rmtree(shared)

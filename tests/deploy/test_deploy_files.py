@@ -16,12 +16,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import yaml
 
+from lagassign.history.parquet import ParquetHistorySink
+from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.sidecar import build_sidecar
+from lagassign.lagview.time_lag import StallClock
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -59,6 +63,10 @@ def compose_schema_errors(path: Path) -> str | None:
 def exported_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """Every sample name the app's registry can expose, read from a live app."""
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": [5, 6]})})
+    # What the real lag view has besides: its stall clock and the history recorder.
+    view.store = SimpleNamespace(stalls=StallClock())  # type: ignore[attr-defined]
+    history = ParquetHistorySink(tmp_path_factory.mktemp("history"), "local")
+    view.listeners = [HistoryRecorder(history)]  # type: ignore[attr-defined]
     weights = tmp_path_factory.mktemp("weights") / "forecast-weights.json"
     settings = Settings.from_environ({"LAGASSIGN_WEIGHTS_PATH": str(weights)})
     sidecar = build_sidecar(settings, lag_view=view, kafka=False)

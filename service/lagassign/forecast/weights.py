@@ -329,12 +329,22 @@ def dump_forecast_weights(weights: ForecastWeights) -> str:
     return json.dumps(document, separators=(",", ":")) + "\n"
 
 
+#: The weights file's mode: the sidecar reading it usually runs as another user than
+#: the pipeline writing it (the image's uid 10001), so it is readable by all.
+#: ``mkstemp`` alone would leave it 0600.
+WEIGHTS_FILE_MODE = 0o644
+
+
 def write_forecast_weights(path: str | os.PathLike[str], weights: ForecastWeights) -> None:
-    """Write the file atomically: a reader sees the old file or the new one, never a part."""
+    """Write the file atomically: a reader sees the old file or the new one, never a part.
+
+    The file is left ``WEIGHTS_FILE_MODE`` (0644), whatever the writer's umask.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
+        os.fchmod(fd, WEIGHTS_FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(dump_forecast_weights(weights))
         os.replace(temporary, target)

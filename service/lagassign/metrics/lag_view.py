@@ -17,6 +17,7 @@ from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.time_lag import StallClock
@@ -96,6 +97,19 @@ class LagViewCollector(Collector):
             value=float(view.tracked_groups_evicted_total),
         )
 
+        for recorder in history_recorders(view):
+            state = recorder.state()
+            yield CounterMetricFamily(
+                "lagassign_history_write_errors",
+                "Lag history appends (and closes) that failed (LAGASSIGN_HISTORY_DIR).",
+                value=float(state.errors_total),
+            )
+            yield GaugeMetricFamily(
+                "lagassign_history_write_failing",
+                "1 while the lag history's last append failed, else 0.",
+                value=1.0 if state.failing else 0.0,
+            )
+
     def describe(self) -> Iterator[Metric]:
         # Describing would call collect(); nothing to check at registration.
         return iter(())
@@ -105,6 +119,12 @@ def stall_clock(view: LagReader) -> StallClock | None:
     """The real lag view's stall clock (a test's fake view has none)."""
     clock = getattr(getattr(view, "store", None), "stalls", None)
     return clock if isinstance(clock, StallClock) else None
+
+
+def history_recorders(view: LagReader) -> list[HistoryRecorder]:
+    """The history recorder among the lag view's refresh listeners (none without history)."""
+    listeners = getattr(view, "listeners", ())
+    return [r for r in listeners if isinstance(r, HistoryRecorder)][:1]
 
 
 class RefreshMetrics:
