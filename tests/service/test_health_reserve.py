@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest

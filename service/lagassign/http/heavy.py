@@ -57,6 +57,11 @@ class HeavyWork:
     def release(self) -> None:
         self._turns.release()
 
+    @property
+    def busy(self) -> bool:
+        """Every turn is taken: the next heavy request waits."""
+        return self._turns.locked()
+
 
 async def off_loop(in_thread: bool, function: Callable[..., T], *args: Any) -> T:
     """Run ``function`` here, or in a worker thread when the work is heavy."""
