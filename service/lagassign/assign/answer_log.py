@@ -2,8 +2,10 @@
 
 Bounded: at most ``per_group`` answers for each of at most ``max_groups``
 groups (the least recently answered group is forgotten first), and at most
-``max_bytes`` in all by an estimate of each record's size (the oldest answers
-of the least recently answered groups are dropped first). Holds plain
+``max_bytes`` in all by an estimate of each record's size in bytes (the oldest answers
+of the least recently answered groups are dropped first). Ids count by their UTF-8
+bytes, not their characters: Python holds a string of 4-byte characters in 4 bytes
+a character, so counting characters let such ids hold four times the cap. Holds plain
 summaries, not the requests, so a huge group does not pin its request in memory.
 """
 
@@ -48,6 +50,11 @@ ENTRY_BYTES = 16
 PARTITION_BYTES = 8
 
 
+def text_bytes(text: str) -> int:
+    """The UTF-8 bytes of ``text``: at least what Python holds of its characters."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def record_bytes(group_id: str, record: AnswerRecord) -> int:
     """An estimate of the memory ``record`` holds: ids, topic entries, partition numbers.
 
@@ -56,15 +63,15 @@ def record_bytes(group_id: str, record: AnswerRecord) -> int:
     is estimated as its nested form at the most (every partition its own entry, or
     every member every topic), which it may become when a page reads it.
     """
-    size = RECORD_BYTES + len(group_id) + PARTITION_BYTES * record.partitions
+    size = RECORD_BYTES + text_bytes(group_id) + PARTITION_BYTES * record.partitions
     flat = record.result.flat
     if flat is not None:
         entries = min(flat.partition_count, len(flat.member_ids) * len(flat.topics))
-        size += ENTRY_BYTES * entries + sum(map(len, flat.member_ids))
+        size += ENTRY_BYTES * entries + sum(map(text_bytes, flat.member_ids))
     else:
         for member_id, topics in record.assignment.items():
-            size += len(member_id) + ENTRY_BYTES * len(topics)
-    return size + sum(len(i) for i in record.instance_ids.values())
+            size += text_bytes(member_id) + ENTRY_BYTES * len(topics)
+    return size + sum(text_bytes(i) for i in record.instance_ids.values())
 
 
 class AnswerLog:
