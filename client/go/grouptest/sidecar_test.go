@@ -45,7 +45,7 @@ func startSidecar(repo, bootstrap, dir string) (*sidecarProcess, error) {
 		"LAGASSIGN_GROUP_PATTERN="+groupPattern,
 		"LAGASSIGN_ADVICE_MIN_GAIN=0.3",
 		"LAGASSIGN_ADVICE_HOLD_S=1",
-		"LAGASSIGN_ADVICE_COOLDOWN_S=30",
+		"LAGASSIGN_ADVICE_COOLDOWN_S=5",
 	)
 	logPath := filepath.Join(dir, "lagassign.log")
 	log, err := os.Create(logPath)
