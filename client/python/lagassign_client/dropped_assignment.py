@@ -10,6 +10,13 @@ without having been given an assignment. It then
 logs an ERROR naming the cause, and the rebalance that follows gets the same
 assignment back at once (no sidecar call) when the members, their topics and the
 partitions are the same, so that it fits in the poll and the group settles.
+
+A leader asked for its subscription again without an assignment is not always a drop:
+when another member joins while the leader's SyncGroup is on its way (four members
+starting together), the broker answers that SyncGroup with REBALANCE_IN_PROGRESS and
+kafka-python simply joins the new rebalance. That join attempt ended with an error, not
+with an assignment, so nothing was lost: :meth:`DroppedAssignments.rejoining` is told
+the attempt's outcome (:func:`attempt_failure`) and does not count or report it.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from lagassign_client.group import Assignment, GroupView
 from lagassign_client.leader import Decision
@@ -40,6 +48,33 @@ class LeaderAssignment:
     assignment: Assignment
     decision: Decision
     at: float
+    #: kafka-python's future of the join attempt (JoinGroup, assign(), SyncGroup) that
+    #: carried this assignment, or None when it could not be read.
+    attempt: Any = None
+
+
+def attempt_failure(attempt: Any) -> str | None:
+    """Why a finished join attempt failed (the name of its error), or None when it
+    succeeded, is not finished, or cannot be read (another kafka-python version).
+
+    kafka-python's join attempt is a ``kafka.future.Future``: ``is_done`` and
+    ``exception`` once it ended.
+    """
+    if attempt is None or getattr(attempt, "is_done", False) is not True:
+        return None
+    error = getattr(attempt, "exception", None)
+    return None if error is None else type(error).__name__
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoin:
+    """The assignment this leader made and never got, at its member's next join:
+    ``superseded`` names the error that ended its join attempt (another rebalance
+    replaced it: nothing lost), else it was dropped; ``report`` when not yet reported."""
+
+    made: LeaderAssignment
+    superseded: str | None
+    report: bool
 
 
 class DroppedAssignments:
@@ -59,12 +94,19 @@ class DroppedAssignments:
         with self._lock:
             return self._count
 
-    def assigned(self, view: GroupView, assignment: Assignment, decision: Decision) -> int:
-        """The leader made ``assignment`` and hands it to the client library; its serial."""
+    def assigned(
+        self,
+        view: GroupView,
+        assignment: Assignment,
+        decision: Decision,
+        attempt: Any = None,
+    ) -> int:
+        """The leader made ``assignment`` and hands it to the client library in the join
+        attempt ``attempt`` (kafka-python's future, or None); its serial."""
         with self._lock:
             self._serial += 1
             self._pending = LeaderAssignment(
-                self._serial, group_key(view), assignment, decision, time.monotonic()
+                self._serial, group_key(view), assignment, decision, time.monotonic(), attempt
             )
             self._reported = False
             self._dropped = None
@@ -84,18 +126,27 @@ class DroppedAssignments:
             self._reported = self._pending is not None
             return self._pending
 
-    def rejoining(self) -> LeaderAssignment | None:
-        """This member joins again: the assignment it made and never got, when not yet
-        reported by :meth:`stuck`."""
+    def rejoining(self) -> Rejoin | None:
+        """This member joins again: the assignment it made and never got, if any.
+
+        Counted as dropped (once, unless :meth:`stuck` did) only when its join attempt
+        did not end in an error: an attempt that failed (REBALANCE_IN_PROGRESS from
+        SyncGroup when another member joined meanwhile) was superseded by the rebalance
+        this join is part of, and its assignment is neither counted nor given again.
+        """
         with self._lock:
-            dropped, self._pending = self._pending, None
-            if dropped is None:
+            made, self._pending = self._pending, None
+            if made is None:
                 return None
-            self._dropped = dropped
+            superseded = attempt_failure(made.attempt)
+            if superseded is not None:
+                self._dropped = None
+                return Rejoin(made, superseded, report=False)
+            self._dropped = made
             if self._reported:
-                return None
+                return Rejoin(made, None, report=False)
             self._count += 1
-            return dropped
+            return Rejoin(made, None, report=True)
 
     def replay(self, view: GroupView) -> LeaderAssignment | None:
         """The dropped assignment, once, when it still fits this rebalance."""

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -110,6 +110,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
         token: str | None = None,
         instance_id: str | None = None,
         rack: str | None = None,
+        pause_gc: bool = False,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         super().__init__(
@@ -121,6 +122,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
             token=token,
             instance_id=instance_id,
             rack=rack,
+            pause_gc=pause_gc,
             transport=transport,
         )
         if poll_timeout_ms is not None and (
@@ -140,31 +142,6 @@ class KafkaPythonLagAssignor(ShimAssignor):
         self._closed = threading.Event()
         self._watchdog: threading.Thread | None = None
 
-    @classmethod
-    def for_consumer(
-        cls, url: str, consumer_settings: Mapping[str, Any], **options: Any
-    ) -> KafkaPythonLagAssignor:
-        """An assignor for the consumer built with ``KafkaConsumer(**consumer_settings)``.
-
-        Takes ``group_id``, ``auto_offset_reset`` (as ``reset_policy``),
-        ``group_instance_id`` and ``client_rack`` from the settings; ``options`` are
-        the other arguments (``timeout_s``, ``poll_timeout_ms``, ``strategy``, ...).
-        """
-        group_id = consumer_settings.get("group_id")
-        if not isinstance(group_id, str) or not group_id:
-            raise ValueError("the consumer settings have no group_id")
-        reset = consumer_settings.get("auto_offset_reset", "latest")
-        # kafka-python also reads "smallest" and "largest" as the old names.
-        reset = {"smallest": "earliest", "largest": "latest"}.get(reset, reset)
-        return cls(
-            url,
-            group_id=group_id,
-            reset_policy=reset,
-            instance_id=consumer_settings.get("group_instance_id") or None,
-            rack=consumer_settings.get("client_rack") or None,
-            **options,
-        )
-
     @property
     def dropped_assignments(self) -> int:
         """Leader assignments kafka-python did not apply (the poll ended first)."""
@@ -177,11 +154,20 @@ class KafkaPythonLagAssignor(ShimAssignor):
         """This member's subscription; called by kafka-python for every JoinGroup."""
         self.leadership.joining()
         self._watch(coordinator_of_this_join())
-        dropped = self.dropped.rejoining()
-        if dropped is not None:
+        rejoin = self.dropped.rejoining()
+        if rejoin is not None and rejoin.superseded is not None:
+            log.info(
+                "lagassign: group %s: the rebalance this leader assigned was replaced by"
+                " another before it completed (%s: a member joined or left meanwhile);"
+                " it joins the new one",
+                self.leader.group_id,
+                rejoin.superseded,
+            )
+        elif rejoin is not None and rejoin.report:
+            made = rejoin.made
             self._report_dropped(
-                f"the assignment this leader made (by {dropped.decision.by}, decided in"
-                f" {dropped.decision.seconds * 1000:.0f} ms)",
+                f"the assignment this leader made (by {made.decision.by}, decided in"
+                f" {made.decision.seconds * 1000:.0f} ms)",
                 "joins again",
             )
         return _consumer_protocol.ConsumerProtocolSubscription(
@@ -304,7 +290,10 @@ class KafkaPythonLagAssignor(ShimAssignor):
             )
             assignment = answer if answer is not None else _range_assignment(cluster, members)
         if view is not None:
-            self.dropped.assigned(view, assignment, decision)
+            # The join attempt this assign() runs in: its outcome tells a dropped
+            # assignment from one a newer rebalance replaced (dropped_assignment.py).
+            attempt = getattr(coordinator, "_join_task", None)
+            self.dropped.assigned(view, assignment, decision, attempt)
         note = decision.user_data().encode()
         return {
             member_id: _consumer_protocol.ConsumerProtocolAssignment(self.version, pairs, note)

@@ -106,13 +106,15 @@ def coordinator_of_this_join() -> Any:
 def join_dropped(coordinator: Any) -> bool:
     """Whether ``coordinator`` holds a finished join it never applied and will not retry.
 
-    kafka-python's state then: the join task is done, the member is still marked as
-    rejoining, and nothing asks it to join again.
+    kafka-python's state then: the join task is done and succeeded (a failed one is
+    kafka-python's own to retry), the member is still marked as rejoining, and nothing
+    asks it to join again.
     """
     task = getattr(coordinator, "_join_task", None)
     return (
         task is not None
         and getattr(task, "is_done", False) is True
+        and getattr(task, "exception", None) is None
         and getattr(coordinator, "rejoining", False) is True
         and not coordinator.need_rejoin()
     )

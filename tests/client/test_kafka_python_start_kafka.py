@@ -1,0 +1,135 @@
+"""Four kafka-python members starting together, three times over: no false alarm.
+
+When members join one after the other within a moment, the broker may answer the first
+leader's SyncGroup with REBALANCE_IN_PROGRESS (a member joined while the leader was
+assigning) and kafka-python joins the new rebalance. That assignment was replaced, not
+dropped: the shim must not log the ERROR meant for a dropped one (which tells the user
+to change their poll timeout) nor count it in ``dropped_assignments``. Each start is
+cold: a new group on a new topic.
+
+- All four made at once, the real sidecar answering: no ERROR, nothing dropped, every
+  member assigned by the sidecar.
+- The same with the replacement made certain: the sidecar's answer held back
+  (``FaultySidecar``'s ``slow`` fault in front of the real sidecar), two members start,
+  and the other two once the leader's request is in, so that they join while it
+  assigns. Their join replaces that rebalance every time (counted from the shim's INFO
+  line), and still no ERROR and nothing dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+
+from harness.broker import LocalKafka
+from harness.builders import create_topic
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
+from tests.client.backlog import GROUP_PREFIX
+from tests.client.faulty_sidecar import FaultySidecar
+from tests.client.members import KafkaPythonMember, settled
+
+pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
+
+MEMBERS = 4
+PARTITIONS = 8
+STARTS = 3
+# The leader's answer held back this long: a window for the late members' JoinGroup.
+HELD_S = 0.8
+REPLACED = "was replaced by another"
+
+
+async def test_four_members_starting_together_log_no_error(
+    kafka_broker: LocalKafka,
+    sidecar: SidecarProcess,
+    kafka_names: Callable[[str], str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    superseded = 0
+    for start in range(STARTS):
+        group = GROUP_PREFIX + kafka_names(f"group-{start}")
+        topic = kafka_names(f"topic-{start}")
+        await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
+        members = [
+            KafkaPythonMember(
+                f"{kafka_names('member')}-{start}-{i}",
+                kafka_broker.bootstrap,
+                group,
+                [topic],
+                sidecar.url,
+                1.5,
+            )
+            for i in range(MEMBERS)
+        ]
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="lagassign_client"):
+            try:
+                for m in members:
+                    await m.start()
+                held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
+            finally:
+                for m in members:
+                    await m.stop()
+        assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert errors == [], f"start {start}: {errors}"
+        assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
+        assert [(m.note() or {}).get("by") for m in members] == ["sidecar"] * MEMBERS
+        superseded += sum(REPLACED in r.getMessage() for r in caplog.records)
+    # How often a rebalance was replaced is the broker's timing: shown, not asserted.
+    print(f"{STARTS} starts of {MEMBERS} members: {superseded} replaced rebalance(s)")
+
+
+async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assignment(
+    kafka_broker: LocalKafka,
+    sidecar: SidecarProcess,
+    kafka_names: Callable[[str], str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    holding = FaultySidecar(upstream=sidecar.url, slow_s=HELD_S).start()
+    holding.fault = "slow"
+    replaced = 0
+    try:
+        for start in range(STARTS):
+            group = GROUP_PREFIX + kafka_names(f"group-{start}")
+            topic = kafka_names(f"topic-{start}")
+            await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
+            members = [
+                KafkaPythonMember(
+                    f"{kafka_names('member')}-{start}-{i}",
+                    kafka_broker.bootstrap,
+                    group,
+                    [topic],
+                    holding.url,
+                    1.5,
+                )
+                for i in range(MEMBERS)
+            ]
+            caplog.clear()
+            asked = holding.requests
+
+            def leader_asked(asked: int = asked) -> bool:
+                return holding.requests > asked
+
+            with caplog.at_level(logging.INFO, logger="lagassign_client"):
+                try:
+                    for m in members[:2]:
+                        await m.start()
+                    await eventually_async(leader_asked, 60.0, "the first leader's request", 0.01)
+                    for m in members[2:]:
+                        await m.start()
+                    held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
+                finally:
+                    for m in members:
+                        await m.stop()
+            assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
+            errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+            assert errors == [], f"start {start}: {errors}"
+            assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
+            replaced += sum(REPLACED in r.getMessage() for r in caplog.records)
+    finally:
+        holding.stop()
+    assert replaced >= 1, "no rebalance was replaced while its leader assigned"
+    print(f"{STARTS} staggered starts: {replaced} replaced rebalance(s)")
