@@ -95,15 +95,18 @@ def test_every_decision_is_logged_at_info_with_its_numbers(
     assert "elapsed_ms=" in text
 
 
-def test_a_fallback_is_logged_at_info_too(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_fallback_is_one_warning_with_its_numbers(caplog: pytest.LogCaptureFixture) -> None:
     def failing(request: httpx.Request) -> httpx.Response:
         return httpx.Response(503, text="down")
 
-    with caplog.at_level(logging.INFO, logger="lagassign_client"):
+    with caplog.at_level(logging.DEBUG, logger="lagassign_client"):
         leader(failing).decide(MEMBERS, METADATA.get)
-    assert [r.levelno for r in caplog.records] == [logging.WARNING, logging.INFO]
-    assert "assigned by range (status)" in caplog.records[1].getMessage()
-    assert "members=2 partitions=4" in caplog.records[1].getMessage()
+    (record,) = caplog.records
+    assert record.levelno == logging.WARNING
+    text = record.getMessage()
+    assert "falls back to the range assignor (status)" in text
+    assert "members=2 partitions=4" in text
+    assert "max_member_lag=unknown mean_member_lag=unknown" in text
 
 
 @pytest.mark.parametrize("policy", ["earliest", "latest", "none"])
@@ -122,3 +125,49 @@ def test_without_a_reset_policy_the_sidecar_decides() -> None:
 def test_a_wrong_reset_policy_is_refused_at_construction() -> None:
     with pytest.raises(ValueError, match="reset_policy must be one of earliest, latest, none"):
         LagAssignor(url="http://127.0.0.1:8321", group_id="orders", reset_policy="smallest")
+
+
+def test_an_answer_made_without_any_lag_reports_its_member_lag_unknown(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def no_lag_with_zero_stats(request: httpx.Request) -> httpx.Response:
+        answer = roundrobin_answer(json.loads(request.content), NO_LAG)
+        answer["stats"] = {**answer.get("stats", {}), "max_lag": 0, "mean_lag": 0.0}
+        return httpx.Response(200, json=answer)
+
+    with caplog.at_level(logging.INFO, logger="lagassign_client"):
+        _, decision = leader(no_lag_with_zero_stats).decide(MEMBERS, METADATA.get)
+    assert decision.reason == "lag_blind"
+    assert (decision.max_lag, decision.mean_lag) == (None, None)
+    info = next(r for r in caplog.records if r.levelno == logging.INFO).getMessage()
+    assert "max_member_lag=unknown mean_member_lag=unknown" in info
+    assert "max_member_lag=0" not in info
+
+
+def test_the_collector_is_left_alone_unless_asked(caplog: pytest.LogCaptureFixture) -> None:
+    """The request is built while the leader reads its metadata (``partitions_for_topic``):
+    the collector runs then, unless the assignor was made with ``pause_gc=True``."""
+    import gc
+
+    def seen_by(assignor: LagAssignor) -> list[bool]:
+        states: list[bool] = []
+
+        def partitions_for_topic(topic: str) -> set[int] | None:
+            states.append(gc.isenabled())
+            return METADATA.get(topic)
+
+        assignor.leader.decide(MEMBERS, partitions_for_topic)
+        return states
+
+    def make(**options: Any) -> LagAssignor:
+        return LagAssignor(
+            url="http://sidecar.test",
+            group_id="orders",
+            transport=httpx.MockTransport(answering()),
+            **options,
+        )
+
+    assert gc.isenabled()
+    assert seen_by(make()) == [True]
+    assert seen_by(make(pause_gc=True)) == [False]
+    assert gc.isenabled()

@@ -192,8 +192,12 @@ def test_nothing_listening_is_a_refused_connection() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     # The port is free again: nothing listens on it.
-    with pytest.raises(SidecarRefused, match="connection refused"):
+    with pytest.raises(SidecarRefused) as refused:
         Sidecar(f"http://127.0.0.1:{port}", timeout_s=2.0).post_assign(b"{}", soon(2.0))
+    assert str(refused.value) == (
+        f"connection refused by 127.0.0.1:{port} (http://127.0.0.1:{port}/assign):"
+        " is the sidecar running there?"
+    )
 
 
 def test_a_host_that_does_not_resolve_is_an_unknown_host() -> None:

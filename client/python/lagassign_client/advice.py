@@ -43,6 +43,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from lagassign_client import httpx_log
 from lagassign_client.leadership import Leadership
 
 log = logging.getLogger("lagassign_client")
@@ -74,6 +75,16 @@ class Seen:
     digest: str | None
 
 
+def _of(assignor: Any, url: str | None, token: str | None) -> dict[str, Any]:
+    """The advisor's sidecar and group, from the assignor unless given."""
+    sidecar = assignor.leader.sidecar
+    return {
+        "url": sidecar.base_url if url is None else url,
+        "group_id": assignor.leader.group_id,
+        "token": sidecar.token if token is None else token,
+    }
+
+
 class RebalanceAdvisor:
     """One consumer's advisor; call :meth:`maybe_rebalance` from the thread that polls."""
 
@@ -96,6 +107,7 @@ class RebalanceAdvisor:
         self.advice_url = (
             url.rstrip("/") + "/groups/" + urllib.parse.quote(group_id, safe="") + "/advice"
         )
+        httpx_log.quiet(self.advice_url)
         self.every_s = every_s
         self._group = group
         self._leadership = leadership
@@ -124,34 +136,40 @@ class RebalanceAdvisor:
 
     @classmethod
     def for_aiokafka(
-        cls, consumer: Any, assignor: Any, *, url: str, token: str | None = None, **kw: Any
+        cls,
+        consumer: Any,
+        assignor: Any,
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        **kw: Any,
     ) -> RebalanceAdvisor:
-        """The advisor of an ``AIOKafkaConsumer`` using ``assignor`` (a :class:`LagAssignor`)."""
+        """The advisor of an ``AIOKafkaConsumer`` using ``assignor`` (a :class:`LagAssignor`).
+
+        The group id, and unless given the sidecar's URL and token, are the assignor's.
+        """
         from lagassign_client.advice_libraries import aiokafka_group
 
-        return cls(
-            aiokafka_group(consumer),
-            assignor.leadership,
-            url=url,
-            group_id=assignor.leader.group_id,
-            token=token,
-            **kw,
-        )
+        return cls(aiokafka_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw)
 
     @classmethod
     def for_kafka_python(
-        cls, consumer: Any, assignor: Any, *, url: str, token: str | None = None, **kw: Any
+        cls,
+        consumer: Any,
+        assignor: Any,
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        **kw: Any,
     ) -> RebalanceAdvisor:
-        """The advisor of a kafka-python ``KafkaConsumer`` using a ``KafkaPythonLagAssignor``."""
+        """The advisor of a kafka-python ``KafkaConsumer`` using a ``KafkaPythonLagAssignor``.
+
+        The group id, and unless given the sidecar's URL and token, are the assignor's.
+        """
         from lagassign_client.advice_libraries import kafka_python_group
 
         return cls(
-            kafka_python_group(consumer),
-            assignor.leadership,
-            url=url,
-            group_id=assignor.leader.group_id,
-            token=token,
-            **kw,
+            kafka_python_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw
         )
 
     def maybe_rebalance(self) -> bool:

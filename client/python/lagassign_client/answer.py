@@ -374,15 +374,16 @@ def _read_any(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]]:
     return assignment, body
 
 
-def read_answer(raw: bytes, view: GroupView) -> SidecarAnswer:
+def read_answer(raw: bytes, view: GroupView, *, pause_gc: bool = False) -> SidecarAnswer:
     """Parse and check one answer for ``view``, in any answer form.
 
     Raises :class:`MalformedAnswer` when it is not the answer's JSON shape and
     :class:`InvalidAnswer` when it breaks the rules above. Partition lists are as
     the answer gives them (ascending, by the contract); a ``topics``-form answer's
-    are sorted here.
+    are sorted here. ``pause_gc``: read with the cyclic collector paused
+    (:func:`lagassign_client.wire.paused_gc`).
     """
-    with paused_gc():
+    with paused_gc(pause_gc):
         packed = read_packed(raw, view)
         if packed is not None:
             assignment, body = packed

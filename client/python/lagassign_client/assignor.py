@@ -8,6 +8,9 @@ only translate between it and their library's types.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
 import httpx
 
 from lagassign_client.leader import Decision, GroupLeader
@@ -20,6 +23,27 @@ PROTOCOL_NAME = "lagassign"
 DEFAULT_TIMEOUT_S = 1.5
 STRATEGIES = ("range", "roundrobin", "lag-aware", "fair", "sticky", "balanced")
 RESET_POLICIES = ("earliest", "latest", "none")
+
+_Shim = TypeVar("_Shim", bound="ShimAssignor")
+
+
+def consumer_options(consumer_settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The shim's arguments that repeat a consumer's own settings (aiokafka's and
+    kafka-python's keyword arguments have the same names): ``group_id``,
+    ``auto_offset_reset`` (as ``reset_policy``), ``group_instance_id`` (as
+    ``instance_id``) and ``client_rack`` (as ``rack``)."""
+    group_id = consumer_settings.get("group_id")
+    if not isinstance(group_id, str) or not group_id:
+        raise ValueError("the consumer settings have no group_id")
+    reset = consumer_settings.get("auto_offset_reset", "latest")
+    # kafka-python also reads "smallest" and "largest" as the old names.
+    reset = {"smallest": "earliest", "largest": "latest"}.get(reset, reset)
+    return {
+        "group_id": group_id,
+        "reset_policy": reset,
+        "instance_id": consumer_settings.get("group_instance_id") or None,
+        "rack": consumer_settings.get("client_rack") or None,
+    }
 
 
 class ShimAssignor:
@@ -37,7 +61,14 @@ class ShimAssignor:
     - ``token``: bearer token, when the sidecar requires one.
     - ``instance_id``, ``rack``: this consumer's ``group_instance_id`` and
       ``client_rack``, sent in the subscription user data.
+    - ``pause_gc``: pause CPython's cyclic garbage collector while the leader builds
+      the request and reads the answer (:func:`lagassign_client.wire.paused_gc`). Off
+      by default: the collector is the application's. It pays only for groups of
+      hundreds of thousands of partitions (see the README's figures).
     - ``transport``: replaces the network (``httpx.MockTransport`` in tests).
+
+    :meth:`for_consumer` takes ``group_id``, the reset policy, the instance id and
+    the rack from the consumer's own settings instead.
     """
 
     name = PROTOCOL_NAME
@@ -53,6 +84,7 @@ class ShimAssignor:
         token: str | None = None,
         instance_id: str | None = None,
         rack: str | None = None,
+        pause_gc: bool = False,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if not group_id:
@@ -65,10 +97,27 @@ class ShimAssignor:
                 f" auto_offset_reset); got {reset_policy!r}"
             )
         sidecar = Sidecar(url, timeout_s=timeout_s, token=token, transport=transport)
-        self.leader = GroupLeader(sidecar, group_id, strategy, reset_policy)
+        self.leader = GroupLeader(sidecar, group_id, strategy, reset_policy, pause_gc=pause_gc)
         self.member = MemberState(instance_id=instance_id, rack=rack)
         #: Whether this member led the last rebalance (read by the rebalance advisor).
         self.leadership = Leadership()
+
+    @classmethod
+    def for_consumer(
+        cls: type[_Shim], url: str, consumer_settings: Mapping[str, Any], **options: Any
+    ) -> _Shim:
+        """An assignor for the consumer built with ``consumer_settings`` (its keyword
+        arguments): ``group_id``, ``auto_offset_reset`` (as ``reset_policy``),
+        ``group_instance_id`` and ``client_rack`` come from them; ``options`` are the
+        other arguments (``timeout_s``, ``strategy``, ``token``, ...)::
+
+            settings = {"group_id": "orders", "auto_offset_reset": "earliest"}
+            assignor = LagAssignor.for_consumer("http://127.0.0.1:8321", settings)
+            consumer = AIOKafkaConsumer(
+                "orders", partition_assignment_strategy=(assignor,), **settings
+            )
+        """
+        return cls(url, **consumer_options(consumer_settings), **options)
 
     @property
     def fallbacks(self) -> dict[str, int]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from lagassign_client import wire
 from lagassign_client.answer import AnswerLag, read_answer
-from lagassign_client.errors import FallbackReason, NoMetadataYet
+from lagassign_client.errors import LAG_BLIND, FallbackReason, NoMetadataYet
 from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
 from lagassign_client.sidecar import Sidecar
 from lagassign_client.userdata import AssignedBy, AssignmentUserData
@@ -52,12 +52,14 @@ class Decision:
 
 
 def _numbers(decision: Decision) -> str:
-    mean = "n/a" if decision.mean_lag is None else f"{decision.mean_lag:.1f}"
+    """The decision's numbers; a lag nobody knows (a fallback, an answer made without any
+    lag) is ``unknown``, never 0."""
+    mean = "unknown" if decision.mean_lag is None else f"{decision.mean_lag:.1f}"
+    worst = "unknown" if decision.max_lag is None else str(decision.max_lag)
     return (
         f"strategy={decision.strategy or 'range'} members={decision.members}"
-        f" partitions={decision.partitions} max_member_lag="
-        f"{'n/a' if decision.max_lag is None else decision.max_lag} mean_member_lag={mean}"
-        f" lag_source={decision.lag_source or 'n/a'} elapsed_ms={decision.seconds * 1000:.0f}"
+        f" partitions={decision.partitions} max_member_lag={worst} mean_member_lag={mean}"
+        f" lag_source={decision.lag_source or 'unknown'} elapsed_ms={decision.seconds * 1000:.0f}"
     )
 
 
@@ -73,8 +75,13 @@ class GroupLeader:
         group_id: str,
         strategy: str | None,
         reset_policy: str | None = None,
+        *,
+        pause_gc: bool = False,
     ) -> None:
         self.sidecar = sidecar
+        #: Whether the cyclic collector is paused around building the request and reading
+        #: the answer (:func:`lagassign_client.wire.paused_gc`); off unless asked for.
+        self.pause_gc = pause_gc
         self.group_id = group_id
         self.strategy = strategy
         self.reset_policy = reset_policy
@@ -126,7 +133,7 @@ class GroupLeader:
         Raises :class:`~lagassign_client.errors.IncompleteMetadata` (or its
         :class:`~lagassign_client.errors.NoMetadataYet`).
         """
-        with paused_gc():
+        with paused_gc(self.pause_gc):
             counts = partition_counts(
                 set[str]().union(*(s.topics for s in members)), partitions_for_topic
             )
@@ -154,7 +161,9 @@ class GroupLeader:
         try:
             view, body = self.request(members, partitions_for_topic)
             counts = dict(view.partitions)
-            answer = read_answer(self.sidecar.post_assign(body, deadline), view)
+            answer = read_answer(
+                self.sidecar.post_assign(body, deadline), view, pause_gc=self.pause_gc
+            )
         except NoMetadataYet as exc:
             decision = Decision(
                 by="range",
@@ -182,21 +191,19 @@ class GroupLeader:
                 partitions=sum(counts.values()),
             )
             self._record(decision)
+            # One line per fallback: the reason, then the numbers.
             log.warning(
-                "lagassign: group %s falls back to the range assignor (%s): %s",
+                "lagassign: group %s falls back to the range assignor (%s): %s; %s",
                 self.group_id,
                 exc.reason,
                 exc,
-            )
-            log.info(
-                "lagassign: group %s assigned by range (%s): %s",
-                self.group_id,
-                exc.reason,
                 _numbers(decision),
             )
             return None, decision
         lag: AnswerLag = answer.lag
         blind = lag.blindness()
+        # An answer made without any lag has no member lag to report (its stats say 0).
+        known = blind != LAG_BLIND
         decision = Decision(
             by="sidecar",
             seconds=time.monotonic() - started,
@@ -206,8 +213,8 @@ class GroupLeader:
             members=len(members),
             partitions=sum(counts.values()),
             lag_source=lag.source,
-            max_lag=lag.max_lag,
-            mean_lag=lag.mean_lag,
+            max_lag=lag.max_lag if known else None,
+            mean_lag=lag.mean_lag if known else None,
         )
         self._record(decision)
         if blind is not None:

@@ -22,6 +22,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 import httpx
 
+from lagassign_client import httpx_log
 from lagassign_client.errors import (
     SidecarRefused,
     SidecarStatus,
@@ -65,6 +66,10 @@ def _check_timeout(timeout_s: float) -> None:
         )
 
 
+def _default_port(url: httpx.URL) -> int:
+    return 443 if url.scheme == "https" else 80
+
+
 def _connection_error(url: str, exc: httpx.HTTPError | httpx.StreamError) -> SidecarUnreachable:
     """The reason a connection failed: unknown host, refused, or anything else."""
     cause: BaseException | None = exc
@@ -73,7 +78,11 @@ def _connection_error(url: str, exc: httpx.HTTPError | httpx.StreamError) -> Sid
         if isinstance(cause, socket.gaierror):
             return SidecarUnknownHost(f"{url}: unknown host: {cause}")
         if isinstance(cause, ConnectionRefusedError):
-            return SidecarRefused(f"{url}: connection refused")
+            where = httpx.URL(url)
+            return SidecarRefused(
+                f"connection refused by {where.host}:{where.port or _default_port(where)}"
+                f" ({url}): is the sidecar running there?"
+            )
         cause = cause.__cause__ or cause.__context__
         seen += 1
     return SidecarUnreachable(f"{url}: {type(exc).__name__}: {exc}")
@@ -116,8 +125,12 @@ class Sidecar:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         _check_timeout(timeout_s)
-        self.url = _base_url(url) + ASSIGN_PATH
+        #: The sidecar's base URL, and the bearer token (the advisor asks the same sidecar).
+        self.base_url = _base_url(url)
+        self.token = token
+        self.url = self.base_url + ASSIGN_PATH
         self.timeout_s = timeout_s
+        httpx_log.quiet(self.url)
         headers = {"content-type": "application/json", "accept": "application/json"}
         if token:
             headers["authorization"] = f"Bearer {token}"

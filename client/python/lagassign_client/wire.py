@@ -1,4 +1,4 @@
-"""The JSON of ``POST /assign``: the codec, the answer form asked, and the garbage
+"""The JSON of ``POST /assign``: the codec, the answer form asked, and (opt-in) the garbage
 collector paused around them.
 
 With the optional extra ``lagassign-client[fast]`` the shim encodes and decodes with
@@ -9,16 +9,15 @@ The extra brings NumPy as well: with both, the shim asks for the ``packed`` answ
 (each member's partitions as two base64 arrays, read and checked as whole arrays);
 without them, for the ``indexed`` form.
 
-A large answer is millions of small lists: CPython's cyclic garbage collector, triggered
-by the allocations, would walk all of them again and again while they are made. They
-hold no cycles, so the collector is paused while a request is built and an answer read
-(:func:`paused_gc`), and runs normally again afterwards. What the block made then joins
-the oldest generation at once (``gc.freeze()`` then ``gc.unfreeze()``, two list splices)
-instead of being walked by the young collection the next allocation would start: at a
-million partitions that walk took about 0.2 s of the leader's rebalance, and the answer's
-objects are freed before a full collection comes. This is skipped when the application
-keeps objects frozen itself (``gc.get_freeze_count()`` above zero): unfreezing them is
-its call, not the shim's.
+The collector is the application's. By default the shim leaves it alone. An assignor
+made with ``pause_gc=True`` (an opt-in for groups of hundreds of thousands of partitions)
+pauses CPython's cyclic collector while a request is built and an answer read
+(:func:`paused_gc`): a large answer is millions of small lists without cycles, which the
+collector, triggered by the allocations, would walk again and again while they are made.
+What the block made then joins the oldest generation at once (``gc.freeze()`` then
+``gc.unfreeze()``, two list splices) instead of being walked by the next young collection;
+skipped when the application keeps objects frozen itself (``gc.get_freeze_count()`` above
+zero). The figures it buys are in the Python shim's README (``pause_gc``).
 """
 
 from __future__ import annotations
@@ -74,9 +73,15 @@ ANSWER_FORM = "packed" if msgspec is not None and numpy is not None else "indexe
 
 
 @contextmanager
-def paused_gc() -> Iterator[None]:
+def paused_gc(enabled: bool = True) -> Iterator[None]:
     """Pause the cyclic garbage collector for the block (if it runs), then resume it, with
-    what the block made in the oldest generation (unless the application froze objects)."""
+    what the block made in the oldest generation (unless the application froze objects).
+
+    With ``enabled`` false the block runs as it is, the collector untouched.
+    """
+    if not enabled:
+        yield
+        return
     was_enabled = gc.isenabled()
     gc.disable()
     try:
