@@ -233,11 +233,13 @@ def skewed_production(
 
 
 def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 4) -> Scenario:
-    """No backlog to speak of (100 records a partition); production skewed onto
-    partition 0 of each topic (300 records/s each, 30/s elsewhere), from before the
-    members start. Range, and any answer that counts partitions alone, hands one
-    member both partitions 0: 600 records/s against the 500 it can read, so its lag
-    grows for ever while the group as a whole has 1,220 records/s to spare."""
+    """No backlog to speak of (100 records a partition, plus what the production
+    writes in the ``HOT_KEYS_LEAD_S`` before the members start, so the sidecar has
+    seen its rates); production skewed onto partition 0 of each topic (300
+    records/s each, 30/s elsewhere). Range, and any answer that counts partitions
+    alone, may hand one member both partitions 0: 600 records/s against the 500 it
+    can read, so its lag grows for ever while the group as a whole has 1,220
+    records/s to spare."""
     del seed  # the numbers are fixed: the point is where production lands
     backlog = {(f"t{t}", p): 100 for t in range(topics) for p in range(partitions)}
     rates = {key: (300.0 if key[1] == 0 else 30.0) for key in backlog}
@@ -248,18 +250,21 @@ def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 
         backlog=backlog,
         members=members,
         rate=500,
-        production=Production(rates, lead_s=PRODUCTION_LEAD_S),
+        production=Production(rates, lead_s=HOT_KEYS_LEAD_S),
         description=(
             f"{topics} topics x {partitions} partitions, 100 records each; 300 records/s on "
-            "partition 0 of each topic and 30/s elsewhere, from before the members start"
+            f"partition 0 of each topic and 30/s elsewhere, from {HOT_KEYS_LEAD_S:.0f} s "
+            "before the members start"
         ),
         hold_s=HOT_KEYS_HOLD_S,
     )
 
 
 QUICK = "hot-per-topic"
-#: How long ``hot-keys`` is held after the first record.
-HOT_KEYS_HOLD_S = 40.0
+#: How long ``hot-keys`` is held after the first record, and how long its production
+#: runs before the members start (a few refreshes: the sidecar sees the rates).
+HOT_KEYS_HOLD_S = 60.0
+HOT_KEYS_LEAD_S = 8.0
 # How long production runs before the members of a "+production-before-rebalance"
 # scenario start: enough sidecar refreshes (1 s apart in the benchmark) for a produce rate.
 PRODUCTION_LEAD_S = 20.0

@@ -155,10 +155,14 @@ class Settings(BaseSettings):
     # Rebalance advice (classic groups)
     #: The share by which a rebalance must lower the worst member's lag to be advised.
     advice_min_gain: float = Field(0.3, gt=0, lt=1)
-    #: How long that gain must hold, without a break, before a rebalance is advised.
-    advice_hold_s: float = Field(300.0, ge=0, le=86_400)
-    #: No advice within this long of the group's last rebalance.
-    advice_cooldown_s: float = Field(600.0, ge=0, le=604_800)
+    #: How long that gain must hold, without a break, before a rebalance is advised
+    #: (unset: in proportion to the projected catch-up, lagassign.groups.advice).
+    advice_hold_s: float | None = Field(None, ge=0, le=86_400)
+    #: No advice within this long of the group's last rebalance (unset: in proportion).
+    advice_cooldown_s: float | None = Field(None, ge=0, le=604_800)
+    #: What one rebalance stalls a group, in seconds: a rebalance is advised only when it
+    #: shortens the projected catch-up by more than twice this.
+    advice_rebalance_cost_s: float = Field(5.0, ge=0, le=86_400)
 
     # Lag view
     #: Comma-separated host:port list.

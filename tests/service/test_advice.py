@@ -205,3 +205,68 @@ def test_an_advised_rebalance_is_counted_across_the_refreshes_that_cannot_weigh_
     assert [o.rebalanced for o in outs] == [False, False, False, True, False]
     assert [o.followed_advice for o in outs] == [False, False, False, True, False]
     assert outs[3].advice.last_rebalance == at(3)
+
+
+# --- in seconds: the member capacity known (the drain lag model) -----------------------------
+
+
+def run_with_capacity(
+    steps: list[tuple[float, GroupSnapshot]], policy: AdvicePolicy, capacity: float
+) -> list[Outcome]:
+    out, state = [], None
+    for t, snap in steps:
+        o = advise(
+            "g",
+            dataclasses.replace(snap, as_of=at(t)),
+            state,
+            now=at(t),
+            kafka_up=True,
+            policy=policy,
+            capacity=capacity,
+        )
+        state = o.state
+        out.append(o)
+    return out
+
+
+def test_with_capacity_the_hold_and_cooldown_follow_the_projected_catch_up() -> None:
+    # 100 records/s a member: worst member 1700 -> 17 s now, 910 -> 9.1 s after.
+    policy = AdvicePolicy(min_gain=0.3, rebalance_cost_s=1.0, min_wait_s=0.5)
+    first, held = run_with_capacity([(0, skewed()), (2, skewed())], policy, 100.0)
+    a = first.advice
+    assert a.catch_up_now_s == pytest.approx(17.0)
+    assert a.catch_up_after_s == pytest.approx(9.1)
+    assert a.hold_s == pytest.approx(1.7)  # a tenth of 17 s
+    assert not a.advised
+    assert held.advice.advised
+    assert "projected catch-up 17 s -> 9 s" in held.advice.reason
+    # without a capacity the same policy waits the fixed 300 s
+    (fixed,) = run([(2, skewed())], policy=policy)
+    assert fixed.advice.hold_s == 300
+    assert fixed.advice.catch_up_now_s is None
+
+
+def test_a_gain_smaller_than_two_rebalances_is_not_advised() -> None:
+    # 17 s -> 9.1 s saves 7.9 s: not more than 2 x 5 s
+    policy = AdvicePolicy(min_gain=0.3, rebalance_cost_s=5.0, hold_s=0, cooldown_s=0)
+    (o,) = run_with_capacity([(0, skewed())], policy, 100.0)
+    assert not o.advice.advised
+    assert "not more than twice what a rebalance costs" in o.advice.reason
+    (o,) = run_with_capacity(
+        [(0, skewed())], dataclasses.replace(policy, rebalance_cost_s=3.0), 100.0
+    )
+    assert o.advice.advised
+
+
+def test_a_skew_that_moves_between_members_is_never_advised() -> None:
+    # Each refresh the hot pair lands on the other member (a flapping producer): the
+    # gain is there at every refresh, but never for the same member, so it never holds.
+    flipped = snapshot_of("g", SKEWED, {"t0": [10, 10, 900, 800]})
+    policy = AdvicePolicy(min_gain=0.3, hold_s=3, cooldown_s=0)
+    steps = [(float(t), skewed() if t % 2 == 0 else flipped) for t in range(30)]
+    outcomes = run(steps, policy=policy)
+    assert all(o.advice.gain is not None and o.advice.gain > 0.3 for o in outcomes)
+    assert not any(o.advice.advised for o in outcomes)
+    # the same skew, steady, is advised once it has held 3 s
+    steady = run([(float(t), skewed()) for t in range(5)], policy=policy)
+    assert [o.advice.advised for o in steady] == [False, False, False, True, True]

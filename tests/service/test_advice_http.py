@@ -127,13 +127,16 @@ async def test_a_group_id_with_slashes_reaches_its_advice() -> None:
 def test_settings_defaults_and_validation() -> None:
     settings = Settings.from_environ({})
     assert settings.advice_min_gain == 0.3
-    assert settings.advice_hold_s == 300
-    assert settings.advice_cooldown_s == 600
+    # unset: in proportion to the projected catch-up (300 s / 600 s without a capacity)
+    assert settings.advice_hold_s is None
+    assert settings.advice_cooldown_s is None
+    assert settings.advice_rebalance_cost_s == 5
     for name, value in [
         ("LAGASSIGN_ADVICE_MIN_GAIN", "0"),
         ("LAGASSIGN_ADVICE_MIN_GAIN", "1.5"),
         ("LAGASSIGN_ADVICE_HOLD_S", "-1"),
         ("LAGASSIGN_ADVICE_COOLDOWN_S", "soon"),
+        ("LAGASSIGN_ADVICE_REBALANCE_COST_S", "-2"),
     ]:
         with pytest.raises(SettingsError) as refused:
             Settings.from_environ({name: value})

@@ -42,16 +42,46 @@ from lagassign.lagview.snapshot import GroupSnapshot
 LiveKey = frozenset[tuple[str, str, int]]
 
 
+#: The hold and cooldown when they cannot be put in seconds of catch-up (no capacity known).
+FIXED_HOLD_S = 300.0
+FIXED_COOLDOWN_S = 600.0
+#: In proportion: the hold is this share of the projected catch-up now, the cooldown this
+#: share of the projected catch-up after the rebalance, each at least ``min_wait_s``.
+HOLD_SHARE = 0.1
+COOLDOWN_SHARE = 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class AdvicePolicy:
-    """When a rebalance is advised: the share it must gain, the hold time, the cooldown."""
+    """When a rebalance is advised: the share it must gain, the hold time, the cooldown.
+
+    ``hold_s`` and ``cooldown_s`` left ``None`` are *in proportion*: when the member
+    capacity is known (the ``drain`` lag model), a tenth of the projected catch-up
+    and half of the projected catch-up after the rebalance, at least ``min_wait_s``
+    (three refreshes) and at most the fixed 300 s / 600 s used otherwise. With the
+    capacity known a rebalance must also shorten the projected catch-up by more than
+    twice ``rebalance_cost_s`` (what a rebalance stalls the group).
+    """
 
     min_gain: float = 0.3
-    hold_s: float = 300.0
-    cooldown_s: float = 600.0
+    hold_s: float | None = None
+    cooldown_s: float | None = None
     strategy: str = "balanced"
     #: A snapshot older than this is stale, whatever it says of itself (None: no bound).
     stale_after_s: float | None = None
+    rebalance_cost_s: float = 5.0
+    min_wait_s: float = 0.0
+
+    def timing(self, now_s: float | None, after_s: float | None) -> tuple[float, float]:
+        """The hold and the cooldown, given the projected catch-up now and after."""
+        hold, cooldown = self.hold_s, self.cooldown_s
+        if hold is None:
+            hold = FIXED_HOLD_S if now_s is None else HOLD_SHARE * now_s
+            hold = min(FIXED_HOLD_S, max(self.min_wait_s, hold))
+        if cooldown is None:
+            cooldown = FIXED_COOLDOWN_S if after_s is None else COOLDOWN_SHARE * after_s
+            cooldown = min(FIXED_COOLDOWN_S, max(self.min_wait_s, cooldown))
+        return hold, cooldown
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +91,9 @@ class AdviceState:
     - ``live``: the live assignment last seen (``None``: not seen yet);
     - ``last_rebalance``: when a change of the live assignment was last seen;
     - ``skew_since``: since when the gain has held without a break;
+    - ``relieved``: the member the gain relieves (the worst now): when another member
+      becomes the worst, the hold starts again, so a skew that moves from refresh to
+      refresh (noise, a flapping producer) is never advised;
     - ``advised``: whether the last advice was to rebalance.
     """
 
@@ -68,6 +101,7 @@ class AdviceState:
     last_rebalance: datetime | None = None
     skew_since: datetime | None = None
     advised: bool = False
+    relieved: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +126,10 @@ class Advice:
     lag_source: str = "kafka"
     #: The digest of the live assignment weighed (:mod:`lagassign.groups.assignment_digest`).
     assignment_digest: str | None = None
+    #: Projected catch-up of the worst member now and after the rebalance, in seconds
+    #: (its weight over the member capacity; ``None`` while the capacity is unknown).
+    catch_up_now_s: float | None = None
+    catch_up_after_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +189,14 @@ def advise(
     kafka_up: bool,
     policy: AdvicePolicy,
     lag_source: str = "kafka",
+    capacity: float | None = None,
 ) -> Outcome:
     """The advice for ``group_id`` at ``now`` from its fresh ``snapshot`` (or none).
 
     ``lag_source`` says what the snapshot's lags are: ``kafka`` (the backlog), or the
-    weights :func:`lagassign.groups.advice_weights.weighed` put in their place.
+    weights :func:`lagassign.groups.advice_weights.weighed` put in their place;
+    ``capacity`` (records/s one member reads, known with the ``drain`` model) puts
+    the gain in seconds of catch-up.
     """
     what = {"kafka-load": "load", "kafka-drain": "drain weight", "forecast": "forecast lag"}.get(
         lag_source, "lag"
@@ -189,7 +230,7 @@ def advise(
             now,
             policy.strategy,
             policy.min_gain,
-            hold_s=policy.hold_s,
+            hold_s=policy.timing(None, None)[0],
             last_rebalance=last_rebalance,
             lag_source=lag_source,
             assignment_digest=digest,
@@ -221,17 +262,29 @@ def advise(
     }
     if worst_now <= 0:
         return no(f"the group has no {what}", **figures)
+    now_s = worst_now / capacity if capacity else None
+    after_s = worst_after / capacity if capacity else None
+    figures.update(catch_up_now_s=now_s, catch_up_after_s=after_s)
+    hold_s, cooldown_s = policy.timing(now_s, after_s)
     if now_result.moved == 0 or gain < policy.min_gain:
         return no(
             f"a rebalance would lower the worst member's {what} by {gain:.0%}, "
             f"below {policy.min_gain:.0%}",
             **figures,
         )
+    if now_s is not None and after_s is not None and now_s - after_s <= 2 * policy.rebalance_cost_s:
+        return no(
+            f"a rebalance would shorten the projected catch-up by {now_s - after_s:.1f} s, "
+            f"not more than twice what a rebalance costs ({policy.rebalance_cost_s:.1f} s)",
+            **figures,
+        )
 
-    since = state.skew_since if (state.skew_since is not None and not rebalanced) else now
+    relieved = max(members, key=lambda m: m.lag).member_id if members else None
+    same_skew = not rebalanced and state.relieved == relieved
+    since = state.skew_since if same_skew and state.skew_since is not None else now
     held = (now - since).total_seconds()
-    holding = replace(judged, skew_since=since)
-    cooldown_until = last_rebalance + seconds(policy.cooldown_s) if last_rebalance else None
+    holding = replace(judged, skew_since=since, relieved=relieved)
+    cooldown_until = last_rebalance + seconds(cooldown_s) if last_rebalance else None
     common = {**figures, "skew_since": since, "cooldown_until": cooldown_until}
 
     def result(advised: bool, reason: str) -> Outcome:
@@ -242,7 +295,7 @@ def advise(
             now,
             policy.strategy,
             policy.min_gain,
-            hold_s=policy.hold_s,
+            hold_s=hold_s,
             last_rebalance=last_rebalance,
             lag_source=lag_source,
             assignment_digest=digest,
@@ -250,15 +303,20 @@ def advise(
         )
         return Outcome(advice, replace(holding, advised=advised), rebalanced, followed)
 
-    if held < policy.hold_s:
-        return result(False, f"the gain has held {held:.0f} s of {policy.hold_s:.0f} s")
+    if held < hold_s:
+        return result(False, f"the gain has held {held:.0f} s of {hold_s:.0f} s")
     if cooldown_until is not None and now < cooldown_until:
         left = (cooldown_until - now).total_seconds()
         return result(False, f"the group rebalanced recently: cooldown for {left:.0f} s more")
+    projected = (
+        f"; projected catch-up {now_s:.0f} s -> {after_s:.0f} s"
+        if now_s is not None and after_s is not None
+        else ""
+    )
     return result(
         True,
         f"a rebalance would lower the worst member's {what} from {worst_now} to {worst_after} "
-        f"({gain:.0%}), moving {now_result.moved} partition(s); held {held:.0f} s",
+        f"({gain:.0%}), moving {now_result.moved} partition(s){projected}; held {held:.0f} s",
     )
 
 

@@ -25,7 +25,7 @@ from datetime import datetime
 from lagassign.assign.lag_sources import LagOrigin
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import Advice, AdvicePolicy, AdviceState, advise
-from lagassign.groups.advice_weights import weighed
+from lagassign.groups.advice_weights import drained, forecast_covers, weighed
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
@@ -73,24 +73,33 @@ class AdviceTracker:
         self._horizon_s = load_horizon_s
         self._capacity = member_capacity
 
-    def _weighed(self, snapshot: GroupSnapshot | None) -> tuple[GroupSnapshot | None, LagOrigin]:
+    def _weighed(
+        self, snapshot: GroupSnapshot | None
+    ) -> tuple[GroupSnapshot | None, LagOrigin, float | None]:
+        """The snapshot as weighed, the weights' source, and the member capacity if known."""
         if snapshot is None:
-            return None, "kafka"
+            return None, "kafka", None
         group = self._forecast.group_forecast(snapshot.group_id) if self._forecast else None
         forecast = group.topics if group is not None else None
         rates = self._rates
         if rates is None or self._model == "backlog":
-            return weighed(snapshot, forecast=forecast)
+            return (*weighed(snapshot, forecast=forecast), None)
         if self._model == "drain":
-            return weighed(snapshot, forecast=forecast, drain=(rates, self._capacity))
+            if forecast is None or not forecast_covers(snapshot, forecast):
+                drained_snapshot, horizon = drained(snapshot, rates, self._capacity)
+                return drained_snapshot, "kafka-drain", horizon.capacity
+            return (*weighed(snapshot, forecast=forecast), None)
         group_id = snapshot.group_id
 
         def produce_rate(topic: str, partition: int) -> float | None:
             window = rates.partition_window(group_id, topic, partition)
             return window.produce_rate() if window is not None else None
 
-        return weighed(
-            snapshot, forecast=forecast, produce_rate=produce_rate, horizon_s=self._horizon_s
+        return (
+            *weighed(
+                snapshot, forecast=forecast, produce_rate=produce_rate, horizon_s=self._horizon_s
+            ),
+            None,
         )
 
     def watch(self, view: LagReader) -> None:
@@ -124,7 +133,7 @@ class AdviceTracker:
         advice: dict[str, Advice] = {}
         followed = dict(self._followed)
         for group_id in sorted(groups | set(fresh)):
-            snapshot, lag_source = self._weighed(fresh.get(group_id))
+            snapshot, lag_source, capacity = self._weighed(fresh.get(group_id))
             outcome = advise(
                 group_id,
                 snapshot,
@@ -133,6 +142,7 @@ class AdviceTracker:
                 kafka_up=kafka_up,
                 policy=self.policy,
                 lag_source=lag_source,
+                capacity=capacity,
             )
             states[group_id] = outcome.state
             advice[group_id] = outcome.advice

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from lagassign.assign.lag_sources import LagOrigin, LagSource
+from lagassign.assign.lag_sources import Horizon, LagOrigin, LagSource
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.rates.drain_lags import live_of, with_drain
 from lagassign.rates.window import RateWindow
@@ -52,13 +52,12 @@ def weighed(
     forecast: Mapping[str, Sequence[int | None]] | None = None,
     produce_rate: ProduceRate | None = None,
     horizon_s: float = 0.0,
-    drain: tuple[RateWindow, float | None] | None = None,
 ) -> tuple[GroupSnapshot, LagOrigin]:
     """The snapshot with every known lag replaced by its weight, and the weight's source.
 
     ``forecast`` is the group's fresh forecast (None: none fresh); ``produce_rate``
-    is given only with the ``load`` lag model, ``drain`` (the rate window and the
-    member capacity setting) only with the ``drain`` model.
+    is given only with the ``load`` lag model (the ``drain`` model's weights are
+    :func:`drained`'s).
     """
     if forecast is not None and snapshot.partitions and forecast_covers(snapshot, forecast):
         rows = tuple(
@@ -66,8 +65,6 @@ def weighed(
             for p in snapshot.partitions
         )
         return replace(snapshot, partitions=rows), "forecast"
-    if drain is not None:
-        return drained(snapshot, *drain), "kafka-drain"
     if produce_rate is not None:
         loaded = []
         for p in snapshot.partitions:
@@ -80,8 +77,10 @@ def weighed(
     return snapshot, "kafka"
 
 
-def drained(snapshot: GroupSnapshot, rates: RateWindow, capacity: float | None) -> GroupSnapshot:
-    """The snapshot's known lags as drain weights, the horizon from this group's figures."""
+def drained(
+    snapshot: GroupSnapshot, rates: RateWindow, capacity: float | None
+) -> tuple[GroupSnapshot, Horizon]:
+    """The snapshot's known lags as drain weights, and the horizon from this group's figures."""
     counts: dict[str, int] = {}
     for p in snapshot.partitions:
         counts[p.topic] = max(counts.get(p.topic, 0), p.partition + 1)
@@ -91,16 +90,18 @@ def drained(snapshot: GroupSnapshot, rates: RateWindow, capacity: float | None) 
             lags[p.topic][p.partition] = p.lag
     members = max(1, len(snapshot.members))
     source = LagSource("kafka", lags=lags)
-    weights = with_drain(
+    drain = with_drain(
         source,
         snapshot.group_id,
         rates,
         live_of(snapshot),
         members=members,
         capacity_setting=capacity,
-    ).lags
+    )
     rows = tuple(
-        p if p.lag is None else replace(p, lag=weights[p.topic][p.partition])
+        p if p.lag is None else replace(p, lag=drain.lags[p.topic][p.partition])
         for p in snapshot.partitions
     )
-    return replace(snapshot, partitions=rows)
+    if drain.horizon is None:
+        raise AssertionError("a kafka lag source always gets a drain horizon")
+    return replace(snapshot, partitions=rows), drain.horizon

@@ -346,10 +346,14 @@ class AdviceOut(WireModel):
     hold_seconds: float
     last_rebalance: str | None
     cooldown_until: str | None
-    #: What the lags are: kafka (backlog), kafka-load or forecast (groups/advice_weights.py).
+    #: What the lags are: kafka (backlog), kafka-drain, kafka-load or forecast.
     lag_source: str
     #: The digest of the live assignment weighed (groups/assignment_digest.py), or null.
     assignment_digest: str | None
+    #: The worst member's projected catch-up now and after the rebalance, in seconds
+    #: (null while the member capacity is unknown: the drain lag model measures it).
+    catch_up_now_seconds: float | None
+    catch_up_after_seconds: float | None
 
     @classmethod
     def of(cls, a: Advice) -> AdviceOut:
@@ -370,6 +374,8 @@ class AdviceOut(WireModel):
             cooldown_until=iso(a.cooldown_until),
             lag_source=a.lag_source,
             assignment_digest=a.assignment_digest,
+            catch_up_now_seconds=rounded(a.catch_up_now_s, 2),
+            catch_up_after_seconds=rounded(a.catch_up_after_s, 2),
         )
 
 

@@ -113,6 +113,9 @@ def advice_tracker(settings: Settings) -> AdviceTracker:
         cooldown_s=settings.advice_cooldown_s,
         strategy=settings.default_strategy,
         stale_after_s=STALE_AFTER_INTERVALS * float(settings.refresh_interval_s),
+        rebalance_cost_s=settings.advice_rebalance_cost_s,
+        # at least three refreshes: a gain seen once is not yet a gain that lasts
+        min_wait_s=3 * float(settings.refresh_interval_s),
     )
     return AdviceTracker(policy)
 
