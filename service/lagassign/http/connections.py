@@ -159,7 +159,23 @@ class HeaderDeadlineProtocol(H11Protocol):
             self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
-        """uvicorn's answer to a request it cannot parse, in the service's error shape."""
+        """uvicorn's answer to a request it cannot parse, in the service's error shape.
+
+        The bytes may turn bad after the app began the request (a malformed chunk of
+        a body the app has not read, or refused unread, as the ``Host`` check does).
+        Then the app's own answer must not follow this one: its cycle is marked
+        disconnected, so uvicorn drops what it sends and its reads end, instead of
+        h11 raising (and uvicorn logging a traceback) at a response after the close.
+        A response already begun or sent cannot be replaced: the connection is only
+        closed.
+        """
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        if self.conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            self.transport.close()
+            return
         error = InvalidHttp(msg.rstrip("."))
         body = json.dumps(error.body()).encode()
         headers = [
