@@ -97,10 +97,15 @@ CHECK_WORKERS ?= auto
 check: lint
 	$(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not kafka and not java and not spark and not browser and not promtool"
 
+# The Go shim's tests (client/go) need the Go toolchain; its modules come from the Go module proxy.
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+
 test: install harness kafka-dist chromium promtool maven-plugins lint
 	mvn -q -B -f client/java/pom.xml test
 	mvn -q -B -f broker/pom.xml test
 	$(PY) -m pytest
+	cd client/go && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(PY) -m pytest -q client/go/mixedtest
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
 run: install kafka-dist

@@ -135,3 +135,35 @@ func TestTheRequestIsTheCompactFormAskingForPacked(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A static member's id comes from the broker's JoinGroup answer, else from its user data.
+func TestStaticMembersAreSentWithTheirInstanceIDs(t *testing.T) {
+	fromBroker := "web-1"
+	userData := SubscriptionUserData{InstanceID: ptr("web-2")}.encode()
+	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-1", InstanceID: &fromBroker}, {MemberID: "c-2"}}
+	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}, {Topics: []string{"orders"}, UserData: userData}}
+	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(v.requestBody("", ""))
+	for _, want := range []string{`"member_id":"c-1","group_instance_id":"web-1"`,
+		`"member_id":"c-2","group_instance_id":"web-2"`} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("%s lacks %s", body, want)
+		}
+	}
+}
+
+// No subscribed topic with metadata: the leader does not ask, it falls back (metadata).
+func TestALeaderWithoutMetadataFallsBack(t *testing.T) {
+	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-1"}}
+	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}}
+	_, err := newGroupView("g", joined, metas, map[string]int32{})
+	var why *fallbackError
+	if !errors.As(err, &why) || why.reason != ReasonMetadata {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func ptr(s string) *string { return &s }

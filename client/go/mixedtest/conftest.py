@@ -1,0 +1,39 @@
+"""Fixtures of the mixed-group tests: the project's broker, sidecar and Java member
+fixtures (tests/), and the Go member program built once per session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.client.conftest import java_classpath, sidecar
+from tests.conftest import kafka_broker, kafka_names
+
+__all__ = ["go_member_program", "java_classpath", "kafka_broker", "kafka_names", "sidecar"]
+
+GO_MODULE = Path(__file__).resolve().parents[1]
+BUILD_TIMEOUT_S = 600
+
+
+def go_command() -> str:
+    """``go`` on PATH, else the official install's."""
+    return shutil.which("go") or "/usr/local/go/bin/go"
+
+
+@pytest.fixture(scope="session")
+def go_member_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``client/go/mixedtest/groupmember`` built (its modules from the Go module proxy)."""
+    program = tmp_path_factory.mktemp("go") / "groupmember"
+    subprocess.run(
+        [go_command(), "build", "-o", str(program), "./mixedtest/groupmember"],
+        cwd=GO_MODULE,
+        check=True,
+        timeout=BUILD_TIMEOUT_S,
+        capture_output=True,
+        env={**os.environ, "GOFLAGS": "-mod=readonly"},
+    )
+    return program
