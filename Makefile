@@ -114,12 +114,24 @@ run: install kafka-dist
 # Rates, forecast weights and the backtest report from the history `make run` recorded
 # (or any sidecar's LAGASSIGN_HISTORY_DIR: PIPELINE_HISTORY=...). A missing history is an
 # error; `make pipeline-synthetic` runs on a seeded synthetic history on purpose.
+# PIPELINE_WEIGHTS: the weights file (the sidecar's LAGASSIGN_WEIGHTS_PATH).
+# PIPELINE_HORIZON_S: how far ahead the lag is forecast, which is also how long the sidecar
+# takes the weights as fresh by default: 900 s covers one run of the pipeline (121-284 s
+# measured on 2 cores), a history roll interval (300 s) and a 5-minute schedule.
+# SPARK_MASTER: local[2] by default, or spark://host:7077 for a standalone cluster.
+# PIPELINE_ARGS: any further option of `python -m lagassign_pipeline --help`.
 PIPELINE_HISTORY ?= var/demo/history
+PIPELINE_WEIGHTS ?= var/forecast-weights.json
+PIPELINE_HORIZON_S ?= 900
+SPARK_MASTER ?= local[2]
+PIPELINE_ARGS ?=
+PIPELINE_OPTIONS = --weights $(PIPELINE_WEIGHTS) --horizon-seconds $(PIPELINE_HORIZON_S) \
+	--master '$(SPARK_MASTER)' $(PIPELINE_ARGS)
 pipeline: install
-	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY)
+	$(PY) -m lagassign_pipeline --history $(PIPELINE_HISTORY) $(PIPELINE_OPTIONS)
 
 pipeline-synthetic: install
-	$(PY) -m lagassign_pipeline --synthetic
+	$(PY) -m lagassign_pipeline --synthetic $(PIPELINE_OPTIONS)
 
 bench: install harness
 	$(PY) -m bench.assign
