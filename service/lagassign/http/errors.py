@@ -5,6 +5,11 @@ status, request validation errors a 422, unknown routes a 404, all in the one
 error shape; anything unexpected is logged and answered 503 ``unavailable``
 without a traceback. A failure of ``POST /assign`` is counted in the metrics; a
 client that disconnects mid-request is logged at DEBUG and not counted.
+
+A panic in the compiled extension (``lagassign._native``) reaches Python as pyo3's
+``PanicException``, a ``BaseException`` (so that ``except Exception`` does not
+swallow it by accident): the catch-all takes it too, by name, and answers 503 like
+any unexpected error. Every other ``BaseException`` (cancellation, exit) goes on.
 """
 
 from __future__ import annotations
@@ -72,6 +77,12 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(request, error, dict(exc.headers or {}))
 
 
+def is_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Rust panic raised through pyo3 (``pyo3_runtime.PanicException``)."""
+    kind = type(exc)
+    return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
+
+
 class UnexpectedErrors:
     """Pure ASGI middleware: an unexpected exception becomes a logged 503, never a 500."""
 
@@ -95,7 +106,9 @@ class UnexpectedErrors:
         except ClientDisconnect:
             # The client went away mid-request: nobody to answer, and not a failure.
             log.debug("client disconnected during %s %s", scope["method"], scope["path"])
-        except Exception:  # the one place that turns the unknown into a 503
+        except BaseException as exc:  # the one place that turns the unknown into a 503
+            if not isinstance(exc, Exception) and not is_panic(exc):
+                raise
             log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
             if started:
                 return
