@@ -12,6 +12,11 @@ partitions: :func:`~lagassign.assign.request.request_cost`), not its partition c
 alone, and at most ``LAGASSIGN_MAX_HEAVY_REQUESTS`` large ones run at once
 (:mod:`lagassign.http.heavy`). A large body's counts are checked before it is decoded
 (:mod:`lagassign.assign.request_counts`).
+
+``POST /assign?dry_run=true`` answers the same way but records nothing: the answer
+does not become the group's last answer (so ``/groups`` and
+``lagassign_live_assignment_matches`` keep comparing the live assignment with the
+last real one) and no answer metric moves. For hand-made requests and what-ifs.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from lagassign.assign.request import (
     request_cost,
 )
 from lagassign.assign.topic_ids import resolve_topic_ids
-from lagassign.errors import RequestTimeout, TooLarge, UnsupportedMediaType
+from lagassign.errors import BadRequest, RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
 from lagassign.http.heavy import LIGHT_BODY_BYTES, LIGHT_COST, HeavyWork, off_loop
 from lagassign.http.parts import (
@@ -103,6 +108,7 @@ async def assign(
 ) -> Response:
     started = time.perf_counter()
     require_json(request)
+    dry_run = dry_run_of(request)
     raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
     large = len(raw) > LIGHT_BODY_BYTES
     # One pause of the collector from the decoding to the bytes of the answer: the
@@ -112,7 +118,7 @@ async def assign(
         turn = Turn(heavy)
         try:
             body = await answered(
-                raw, turn, started, settings, lag_view, forecast, answers, metrics, rates
+                raw, turn, started, settings, lag_view, forecast, answers, metrics, rates, dry_run
             )
         finally:
             turn.release()
@@ -152,8 +158,9 @@ async def answered(
     answers: AnswersDep,
     metrics: MetricsDep,
     rates: RatesDep,
+    dry_run: bool = False,
 ) -> bytes:
-    """The answer's bytes for the request body ``raw``; recorded and counted."""
+    """The answer's bytes for the request body ``raw``; recorded and counted unless a dry run."""
     if len(raw) > LIGHT_BODY_BYTES:
         await turn.take()
     parsed = await off_loop(turn.held, parse_assign_request, raw, settings.request_limits)
@@ -187,9 +194,24 @@ async def answered(
     )
     if lag_view is not None:
         lag_view.track(parsed.group_id, subscribed_topics(parsed))
+    if dry_run:
+        return body
     answers.record(answer)
     metrics.assign.observe_answer(answer, time.perf_counter() - started)
     return body
+
+
+def dry_run_of(request: Request) -> bool:
+    """``?dry_run=true`` (or ``1``); anything but true/false/1/0 is refused, never taken as real."""
+    value = request.query_params.get("dry_run")
+    if value is None:
+        return False
+    word = value.strip().lower()
+    if word in ("true", "1"):
+        return True
+    if word in ("false", "0"):
+        return False
+    raise BadRequest(f"dry_run must be true or false, not {value!r}")
 
 
 def answer_and_body(
