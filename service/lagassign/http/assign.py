@@ -82,7 +82,8 @@ router = APIRouter()
             408: "The body did not arrive within LAGASSIGN_BODY_TIMEOUT_S.",
             409: "Topic-id form: the members belong to several groups.",
             413: "The request is over the configured limits.",
-            415: "The body is not declared application/json.",
+            415: "The body is not declared application/json, is declared in another "
+            "charset than UTF-8, or is compressed (Content-Encoding).",
             503: "The service cannot answer at all, or (busy, with Retry-After) no turn "
             "for a heavy request came within LAGASSIGN_HEAVY_WAIT_S.",
         }
@@ -227,17 +228,38 @@ def answer_and_body(
 
 
 def require_json(request: Request) -> None:
-    """415 unless the body is declared ``application/json``.
+    """415 unless the body is declared ``application/json``, UTF-8 and uncompressed.
+
+    JSON is UTF-8 (RFC 8259); a body declared in another charset or with a
+    ``Content-Encoding`` would otherwise be misread as UTF-8 JSON, so it is refused.
 
     A browser may send a cross-origin ``text/plain`` POST without asking first;
     requiring JSON makes any cross-origin POST need a CORS preflight, which this
     service never grants.
     """
-    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    media_type, _, parameters = request.headers.get("content-type", "").partition(";")
+    media_type = media_type.strip().lower()
     if media_type != "application/json":
         raise UnsupportedMediaType(
             f"the body must be application/json, not {media_type or 'undeclared'}"
         )
+    charset = declared_charset(parameters)
+    if charset not in (None, "utf-8", "utf8"):
+        raise UnsupportedMediaType(f"the body must be UTF-8 JSON, not charset={charset}")
+    encoding = request.headers.get("content-encoding", "").strip().lower()
+    if encoding not in ("", "identity"):
+        raise UnsupportedMediaType(
+            f"the body must not be compressed (Content-Encoding: {encoding[:64]})"
+        )
+
+
+def declared_charset(parameters: str) -> str | None:
+    """The ``charset`` of a Content-Type's parameters (``; charset="UTF-8"`` -> ``utf-8``)."""
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').lower()[:64]
+    return None
 
 
 async def read_body(request: Request, limit: int, timeout_s: float) -> bytearray:
