@@ -36,11 +36,11 @@ type Config struct {
 	// Rack is the consumer's rack (kgo.Rack), sent in the subscription user
 	// data; the leader also reads the rack franz-go puts in the metadata.
 	Rack string
-	// ResetPolicy is sent as reset_policy: how this consumer starts on a
+	// ResetPolicy is sent as reset_policy: where this consumer starts on a
 	// partition its group never committed to. Empty means "earliest",
-	// franz-go's default (kgo.ConsumeResetOffset is the start); say "latest"
-	// with kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()). "-" sends none,
-	// and the sidecar's own setting applies.
+	// franz-go's default (kgo.ConsumeStartOffset is the start of the log);
+	// say "latest" with kgo.ConsumeStartOffset(kgo.NewOffset().AtEnd()). "-"
+	// sends none, and the sidecar's own setting applies.
 	ResetPolicy string
 	// Logger receives the decision of every rebalance this consumer leads
 	// (INFO for the sidecar's answer, one WARNING for a fallback); slog.Default() when nil.

@@ -72,6 +72,9 @@ func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 	}
 	leaders := int64(0)
 	for _, m := range members {
+		for _, decision := range m.log.at(slog.LevelInfo) {
+			t.Log(decision)
+		}
 		leaders += m.balancer.Answers()
 		if m.balancer.Fallbacks() != 0 || len(m.log.at(slog.LevelWarn)) != 0 {
 			t.Fatalf("%s fell back or warned: %v", m.name, m.log.at(slog.LevelWarn))

@@ -1,6 +1,8 @@
 package lagassignprom
 
 import (
+	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -21,7 +23,8 @@ func TestTheCollectorCountsALedFallback(t *testing.T) {
 	}
 	address := listener.Addr().String()
 	listener.Close()
-	balancer, err := lagassign.New(lagassign.Config{URL: "http://" + address})
+	balancer, err := lagassign.New(lagassign.Config{URL: "http://" + address,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

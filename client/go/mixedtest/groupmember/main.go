@@ -81,7 +81,7 @@ func main() {
 		kgo.ConsumeTopics(topics...),
 		kgo.Balancers(balancer),
 		kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()),
 		kgo.SessionTimeout(30*time.Second),
 		kgo.HeartbeatInterval(time.Second),
 		kgo.OnPartitionsAssigned(assigned),
