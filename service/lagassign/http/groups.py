@@ -9,6 +9,12 @@ The routes read the view and the log on the event loop (between two refresh
 steps, like the metrics collector), then build and render the report in the
 thread pool, so the what-if run of the default strategy on a large group does not
 hold up the event loop that answers ``POST /assign``.
+
+``GET /groups`` is bounded in bytes: the group ids it lists hold at most
+:data:`LIST_ID_BYTES` UTF-8 bytes in all (a group id may be 32,767 characters, and
+1,000 such ids made 33 MB of JSON and 96 MB of HTML). The shortest ids are listed
+first, so only absurdly long ones are left out; the header ``Lagassign-Groups-Omitted``
+then says how many, and ``GET /groups/{group_id}`` still shows each of them.
 """
 
 from __future__ import annotations
@@ -47,6 +53,9 @@ from lagassign.settings import Settings
 
 # A snapshot older than this many refresh intervals counts as stale.
 STALE_AFTER_INTERVALS = 3
+#: The UTF-8 bytes of group ids one ``GET /groups`` lists at most.
+LIST_ID_BYTES = 1024 * 1024
+OMITTED_HEADER = "Lagassign-Groups-Omitted"
 
 router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
 
@@ -78,7 +87,7 @@ async def list_groups(
 ) -> Response:
     """Every tracked group with its freshness and summary, and the forecast weights' state."""
     snapshots = dict(view.snapshots()) if view is not None else {}
-    group_ids = sorted(set(snapshots) | set(answers.groups()))
+    group_ids, omitted = within_budget(set(snapshots) | set(answers.groups()), LIST_ID_BYTES)
     last = {group_id: answers.last(group_id) for group_id in group_ids}
     seen = {group_id: metrics.assignments.seen(group_id) for group_id in group_ids}
     health = LagViewOut.of(view)
@@ -102,15 +111,33 @@ async def list_groups(
             for group_id in group_ids
         ]
         if as_html:
-            return html(render_group_list(summaries, health, weights))
-        body = GroupsOut(
-            groups=[GroupSummaryOut.of(s) for s in summaries],
-            lag_view=health,
-            forecast_weights=weights,
-        )
-        return json_body(body)
+            response: Response = html(render_group_list(summaries, health, weights))
+        else:
+            body = GroupsOut(
+                groups=[GroupSummaryOut.of(s) for s in summaries],
+                lag_view=health,
+                forecast_weights=weights,
+            )
+            response = json_body(body)
+        if omitted:
+            response.headers[OMITTED_HEADER] = str(omitted)
+        return response
 
     return await run_in_threadpool(respond)
+
+
+def within_budget(group_ids: set[str], budget: int) -> tuple[list[str], int]:
+    """The ids to list (sorted), shortest first while their UTF-8 bytes fit ``budget``,
+    and how many are left out."""
+    listed: list[str] = []
+    used = 0
+    for group_id in sorted(group_ids, key=lambda g: (len(g), g)):
+        size = len(group_id.encode("utf-8", "surrogatepass"))
+        if used + size > budget:
+            break
+        listed.append(group_id)
+        used += size
+    return sorted(listed), len(group_ids) - len(listed)
 
 
 @router.get(
