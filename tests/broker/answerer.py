@@ -8,11 +8,15 @@ rest), which Kafka's ``uniform`` never gives, so a group that ends with it was a
 by the plugin. :attr:`Answerer.fault` turns it into a fault the plugin must survive:
 
 - ``slow``: the answer comes ``slow_s`` seconds late, long past the plugin's deadline;
+- ``late``: the healthy answer, ``late_s`` seconds late (within a deadline raised for it);
 - ``status-500``: HTTP 500; ``unknown-group``: HTTP 404;
 - ``malformed-json``: a 200 whose body is cut off mid-JSON;
 - ``missing-partition`` / ``partition-twice``: the answer with one partition left out,
   or also given to a second member;
 - :meth:`Answerer.stop`: nothing listens any more (a stopped sidecar).
+
+With :attr:`Answerer.token` set it checks the bearer token as the sidecar does:
+``POST /assign`` and ``GET /groups/...`` answer 401 without it.
 
 With ``forward`` (a real sidecar's base URL) a healthy answerer is a recording proxy
 instead: it passes each request on to that sidecar and its reply back unchanged, and
@@ -33,6 +37,7 @@ import httpx
 Fault = Literal[
     "none",
     "slow",
+    "late",
     "status-500",
     "unknown-group",
     "malformed-json",
@@ -73,6 +78,8 @@ class Answerer:
 
     def __init__(self, slow_s: float = 5.0, forward: str | None = None) -> None:
         self.slow_s = slow_s
+        self.late_s = 0.6
+        self.token: str | None = None
         self.forward = forward
         self.exchanges: list[Exchange] = []
         # One pooled connection to the sidecar, as a real caller keeps.
@@ -112,6 +119,9 @@ class Answerer:
             self._client.close()
             self._client = httpx.Client()
 
+    def is_running(self) -> bool:
+        return self._server is not None
+
     def answer_for(self, member_ids: set[str]) -> Assignment | None:
         """The latest answer given to exactly these members (whatever other groups were given)."""
         with self._lock:
@@ -133,6 +143,8 @@ class Answerer:
                 self.exchanges.append(Exchange(request, sent.status_code, sent.content))
             return sent.status_code, sent.content
         answer = lopsided(request)
+        if fault == "late":
+            self._stopping.wait(self.late_s)
         if fault == "slow":
             # Held back past the plugin's deadline; never recorded (the plugin gave up on it).
             self._stopping.wait(self.slow_s)
@@ -162,12 +174,24 @@ class Answerer:
             # Answer at once, as uvicorn does (no Nagle delay on the small replies).
             disable_nagle_algorithm = True
 
+            def authorized(self) -> bool:
+                token = answerer.token
+                return token is None or self.headers.get("Authorization") == f"Bearer {token}"
+
             def do_GET(self) -> None:
-                self._send(200 if self.path == "/livez" else 404, b"{}")
+                if self.path == "/livez":
+                    self._send(200, b"{}")
+                elif self.path.startswith("/groups/") and not self.authorized():
+                    self._send(401, b'{"error": {"code": "unauthorized"}}')
+                else:
+                    self._send(404, b"{}")
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
+                if not self.authorized():
+                    self._send(401, b'{"error": {"code": "unauthorized"}}')
+                    return
                 body = json.loads(raw)
                 with answerer._lock:
                     answerer.requests.append(body)

@@ -335,6 +335,18 @@ final class BrokerPlugin implements BrokerPluginMBean {
     }
 
     @Override
+    public int getBreakerFailures() {
+        Settings now = settings;
+        return now == null ? 0 : now.breakerFailures();
+    }
+
+    @Override
+    public long getBreakerCoolOffMs() {
+        Settings now = settings;
+        return now == null ? 0 : now.breakerCoolOff().toMillis();
+    }
+
+    @Override
     public String getUrl() {
         Settings now = settings;
         return now == null ? "" : now.base().toString();

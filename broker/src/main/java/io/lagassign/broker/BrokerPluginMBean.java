@@ -35,6 +35,12 @@ public interface BrokerPluginMBean {
     /** The deadline in force ({@code lagassign.timeout.ms}; follows a dynamic change). */
     int getTimeoutMs();
 
+    /** The breaker's threshold in force ({@code lagassign.breaker.failures}). */
+    int getBreakerFailures();
+
+    /** The breaker's cool-off in force ({@code lagassign.breaker.cooloff.ms}). */
+    long getBreakerCoolOffMs();
+
     /** The URL in force ({@code lagassign.url}). */
     String getUrl();
 
