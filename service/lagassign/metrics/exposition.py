@@ -19,6 +19,7 @@ longer tied to the live state. :func:`render` then writes them as Prometheus tex
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 from collections.abc import Iterable
 
@@ -49,6 +50,14 @@ def collect(registry: CollectorRegistry) -> Families:
 
 def short_label(value: str) -> str:
     """``value``, or its first bytes and a digest of all of it when it is too long."""
+    if len(value) <= LABEL_MAX_BYTES // 4:
+        return value
+    return shortened(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def shortened(value: str) -> str:
+    """:func:`short_label` of a value that may be too long (one digest per id, not per scrape)."""
     raw = value.encode("utf-8", "surrogatepass")
     if len(raw) <= LABEL_MAX_BYTES:
         return value
