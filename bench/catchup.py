@@ -28,7 +28,8 @@ group (offsets committed at the start of the backlog), the four classic assignor
 
 ``--assignor balanced+advice``: ``balanced`` with every member's
 ``RebalanceAdvisor`` acting on the sidecar's rebalance advice (``--advice-hold-s``,
-``--advice-cooldown-s``; 5 s and 15 s by default, for every run), e.g. on
+``--advice-cooldown-s``; unset by default, so the sidecar's own defaults apply: in
+proportion to the projected catch-up with the ``drain`` model), e.g. on
 ``hot-per-topic+moving-production`` beside ``--assignor balanced``.
 """
 
@@ -277,7 +278,7 @@ async def bench(
     lag_model: str = "backlog",
     port: int | None = None,
     plugin: bool = False,
-    advice: tuple[float, float] = (5.0, 15.0),
+    advice: tuple[float | None, float | None] = (None, None),
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -291,9 +292,9 @@ async def bench(
             "LAGASSIGN_RESET_POLICY": "earliest",
             "LAGASSIGN_LOG_LEVEL": "warning",
             "LAGASSIGN_LAG_MODEL": lag_model,
-            # Short enough for a rebalance to be advised within one run.
-            "LAGASSIGN_ADVICE_HOLD_S": str(advice[0]),
-            "LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1]),
+            # Unset unless given: the sidecar's defaults, in proportion to the catch-up.
+            **({"LAGASSIGN_ADVICE_HOLD_S": str(advice[0])} if advice[0] is not None else {}),
+            **({"LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1])} if advice[1] is not None else {}),
         },
         out / "sidecar.log",
         port=port,
@@ -323,13 +324,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--assignor", action="append", choices=(*ASSIGNORS, ADVISED), help="only these"
     )
     parser.add_argument(
-        "--advice-hold-s", type=float, default=5.0, help="the sidecar's LAGASSIGN_ADVICE_HOLD_S"
+        "--advice-hold-s",
+        type=float,
+        default=None,
+        help="the sidecar's LAGASSIGN_ADVICE_HOLD_S (default: unset, the sidecar's own)",
     )
     parser.add_argument(
         "--advice-cooldown-s",
         type=float,
-        default=15.0,
-        help="the sidecar's LAGASSIGN_ADVICE_COOLDOWN_S",
+        default=None,
+        help="the sidecar's LAGASSIGN_ADVICE_COOLDOWN_S (default: unset, the sidecar's own)",
     )
     parser.add_argument(
         "--start",

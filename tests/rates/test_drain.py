@@ -233,3 +233,39 @@ def test_with_all_rates_zero_or_unknown_the_answer_is_the_backlog_models(
     assert balanced(make_rebalance(group, counts, weights)) == balanced(
         make_rebalance(group, counts, lags)
     )
+
+
+# --- counts give way to flows ----------------------------------------------------------------
+
+
+def test_counts_give_way_where_production_makes_partitions_unlike() -> None:
+    # flow_moves' example: partition 0 gets 450 records/s and no backlog, 1-3 hold
+    # 3,000 each and get 29/s; two members of 500 records/s.
+    lags = {"t": [0, 3000, 3000, 3000]}
+    rates = {("t", 0): 450.0, ("t", 1): 29.0, ("t", 2): 29.0, ("t", 3): 29.0}
+    horizon = catch_up_horizon(9000, 537.0, 2, 500.0)
+    assert horizon.seconds == pytest.approx(9000 / 463)
+    weights, _ = drain_weights(lags, rates, horizon.seconds)
+    assert weights == {"t": [8747, 3564, 3564, 3564]}
+    members = [Member("a", ("t",)), Member("b", ("t",))]
+    even = balanced(make_rebalance(members, {"t": 4}, weights))
+    assert max(member_weights(even, weights).values()) == 8747 + 3564  # two partitions each
+    flowing = balanced(make_rebalance(members, {"t": 4}, weights, flows=True))
+    holder = next(m for m, topics in flowing.items() if 0 in topics["t"])
+    assert flowing[holder] == {"t": [0]}
+    assert max(member_weights(flowing, weights).values()) == 3 * 3564
+
+
+@given(
+    topics=st.lists(lag_rows, min_size=1, max_size=3),
+    members=st.integers(1, 4),
+)
+def test_flow_moves_never_raise_the_largest_weight(topics: list[list[int]], members: int) -> None:
+    lags = {f"t{i}": row for i, row in enumerate(topics)}
+    group = [Member(f"m{i}", tuple(lags)) for i in range(members)]
+    counts = {t: len(row) for t, row in lags.items()}
+    even = balanced(make_rebalance(group, counts, lags))
+    flowing = balanced(make_rebalance(group, counts, lags, flows=True))
+    assert max(member_weights(flowing, lags).values()) <= max(member_weights(even, lags).values())
+    given_out = sorted((t, p) for a in flowing.values() for t, ps in a.items() for p in ps)
+    assert given_out == sorted((t, p) for t, row in lags.items() for p in range(len(row)))

@@ -263,7 +263,9 @@ def test_a_skew_that_moves_between_members_is_never_advised() -> None:
     # gain is there at every refresh, but never for the same member, so it never holds.
     flipped = snapshot_of("g", SKEWED, {"t0": [10, 10, 900, 800]})
     policy = AdvicePolicy(min_gain=0.3, hold_s=3, cooldown_s=0)
-    steps = [(float(t), skewed() if t % 2 == 0 else flipped) for t in range(30)]
+    steps: list[tuple[float, GroupSnapshot | None]] = [
+        (float(t), skewed() if t % 2 == 0 else flipped) for t in range(30)
+    ]
     outcomes = run(steps, policy=policy)
     assert all(o.advice.gain is not None and o.advice.gain > 0.3 for o in outcomes)
     assert not any(o.advice.advised for o in outcomes)

@@ -120,6 +120,7 @@ def rebalance_of(request: AssignRequest, lag: LagSource) -> Rebalance:
             lag.lags,
             request.partition_racks,
             protocol=request.protocol,
+            flows=lag.flows,
         )
     except InvalidRebalance as exc:
         raise BadRequest(exc.message, exc.details) from None

@@ -77,6 +77,9 @@ class LagSource:
     horizon: Horizon | None = None
     #: Partitions whose produce rate was not known (source ``kafka-drain`` only).
     unknown_rates: int = 0
+    #: The lags are drain weights that hold production (some produce rate above 0):
+    #: partition counts may yield to them (``Rebalance.flows``).
+    flows: bool = False
 
 
 def no_lag(counts: Mapping[str, int]) -> LagSource:

@@ -52,6 +52,9 @@ class Rebalance:
     - ``partition_racks``: topic -> per partition, the racks of its replicas;
       empty when racks are not known.
     - ``protocol``: ``eager`` or ``cooperative``.
+    - ``flows``: the lags are drain weights that hold production (the ``drain`` lag
+      model with some produce rate above 0): partitions are unlike, and ``balanced``
+      may leave partition counts uneven where the weights ask for it.
     - ``derived``: not an input: values computed from the others once and shared
       read-only by the strategy, the statistics and the cooperative rule (the owned
       maps as :func:`make_rebalance` read them, the previous owner of every
@@ -63,6 +66,7 @@ class Rebalance:
     lags: Mapping[str, Sequence[int]]
     partition_racks: Mapping[str, Sequence[Sequence[str]]] = field(default_factory=dict)
     protocol: Protocol = "eager"
+    flows: bool = False
     derived: dict[object, object] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -149,6 +153,7 @@ def make_rebalance(
     lags: Mapping[str, Sequence[int]] | None = None,
     partition_racks: Mapping[str, Sequence[Sequence[str]]] | None = None,
     protocol: Protocol = "eager",
+    flows: bool = False,
 ) -> Rebalance:
     """Check the inputs of a rebalance and return them in canonical order.
 
@@ -250,6 +255,7 @@ def make_rebalance(
         lags=canon_lags,
         partition_racks=canon_racks,
         protocol=protocol,
+        flows=flows,
     )
     if every_topic_subscribed and len(read.parts) and all(in_order):
         position = np.empty(len(given), dtype=np.int64)

@@ -82,4 +82,12 @@ def with_drain(
         total_lag, total_rate(produce.values()), members, capacity, capacity_source=source
     )
     weights, unknown = drain_weights(lag.lags, produce, horizon.seconds)
-    return replace(lag, source="kafka-drain", lags=weights, horizon=horizon, unknown_rates=unknown)
+    flows = any(rate for rate in produce.values())
+    return replace(
+        lag,
+        source="kafka-drain",
+        lags=weights,
+        horizon=horizon,
+        unknown_rates=unknown,
+        flows=flows,
+    )

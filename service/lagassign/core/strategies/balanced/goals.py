@@ -8,6 +8,8 @@
 - ``LAG_AWARE``: the largest member lag is no higher than the one ``lag-aware``
   gives on the same input. Quick check: no higher than :func:`lag_aware_floor`,
   a bound on ``lag-aware``'s answer found without running it.
+- ``NEAR_BOUND`` (only when the weights hold production): within 1.05 of the
+  lower bound itself; the flow moves may leave the counts uneven to get there.
 
 A quick check only ever says yes when the full one would; the full goal is
 computed once, when first needed.
@@ -52,6 +54,8 @@ def _lag_aware(attempt: Attempt) -> float:
 
 
 NEAR_FRESH = Bar("near-fresh", quick=_near_lower_bound, full=_near_fresh)
+#: Only for flows (the ``flow-moves`` stage): within ``Tuning.tolerance`` of the lower bound.
+NEAR_BOUND = Bar("near-bound", quick=_near_lower_bound, full=_near_lower_bound)
 LAG_AWARE = Bar("lag-aware", quick=_floor, full=_lag_aware)
 
 

@@ -24,7 +24,8 @@ import numpy.typing as npt
 
 from lagassign.core.model import Rebalance
 from lagassign.core.strategies.balanced.deal import deal
-from lagassign.core.strategies.balanced.goals import LAG_AWARE, NEAR_FRESH, Bar
+from lagassign.core.strategies.balanced.flow_moves import hand_over_by_weight
+from lagassign.core.strategies.balanced.goals import LAG_AWARE, NEAR_BOUND, NEAR_FRESH, Bar
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.local_moves import (
     FRUGAL,
@@ -105,14 +106,18 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Stage:
-    """A named step toward ``bar``; ``owned``: runs only with (True) or without (False) owners."""
+    """A named step toward ``bar``; ``owned``: runs only with (True) or without (False)
+    owners; ``flows``: runs only when the weights hold production (``Rebalance.flows``)."""
 
     name: str
     bar: Bar | None  # None: the first stage, which always runs
     owned: bool | None
     run: Callable[[Attempt, float], None]
+    flows: bool = False
 
     def applies(self, attempt: Attempt) -> bool:
+        if self.flows and not attempt.index.rebalance.flows:
+            return False
         return self.owned is None or self.owned == (attempt.previous is not None)
 
 
@@ -146,6 +151,10 @@ def _uneven_moves(attempt: Attempt, goal: float) -> None:
         even_counts(attempt.answer(), attempt.base, goal)
 
 
+def _flow_moves(attempt: Attempt, goal: float) -> None:
+    hand_over_by_weight(attempt.answer(), goal)
+
+
 def _lag_aware_answer(attempt: Attempt, goal: float) -> None:
     theirs = attempt.lag_aware()
     if attempt.previous is not None:
@@ -163,6 +172,7 @@ STAGES: Sequence[Stage] = (
     Stage("redeal-heaviest-to-lag-aware", LAG_AWARE, True, _redeal),
     Stage("uneven-moves", LAG_AWARE, None, _uneven_moves),
     Stage("lag-aware-answer", LAG_AWARE, None, _lag_aware_answer),
+    Stage("flow-moves", NEAR_BOUND, None, _flow_moves, flows=True),
 )
 
 
