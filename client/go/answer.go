@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // pairs is one member's partitions as the answer gives them: element i is
@@ -19,7 +20,7 @@ type pairs struct {
 // answer is a checked answer: every member of the view, its partitions by
 // topic (sorted), and what the sidecar says it knew of the lag.
 type answer struct {
-	assignment        map[string]map[string][]int32
+	assignment        groupAssignment
 	strategy          string
 	lagSource         string // empty when the answer does not say
 	lagComplete       bool
@@ -252,8 +253,10 @@ func (f *formReader) readNested(fields map[string]json.RawMessage, where string)
 }
 
 // check holds the answer to the view's rules and returns every member's
-// partitions by topic, members the request left out given nothing.
-func check(view *groupView, names []string, given map[string]pairs) (map[string]map[string][]int32, error) {
+// partitions, topics in name order; members the request left out get nothing.
+// Each partition of the group is one slot of an array (topic after topic), and
+// a member's run of one topic is checked against its subscription once.
+func check(view *groupView, names []string, given map[string]pairs) (groupAssignment, error) {
 	asked := map[string]member{}
 	for _, m := range view.asked() {
 		asked[m.id] = m
@@ -261,60 +264,116 @@ func check(view *groupView, names []string, given map[string]pairs) (map[string]
 			return nil, invalid("member '%s' is missing from the answer", m.id)
 		}
 	}
-	for _, id := range sortedKeys(given) {
+	ids := sortedKeys(given)
+	for _, id := range ids {
 		if _, known := asked[id]; !known {
 			return nil, invalid("the answer names unknown member '%s'", id)
 		}
 	}
-	// placed[topic][partition] is the member given it, "" while none is.
-	placed := map[string][]string{}
-	for topic, count := range view.partitions {
-		placed[topic] = make([]string, count)
+	// Per topic index: its count (-1 when the view does not know it), its
+	// first slot, and its rank among the names in name order.
+	counts := make([]int32, len(names))
+	firsts := make([]int, len(names))
+	total := 0
+	slotOf := map[string]int{}
+	for _, topic := range sortedKeys(view.partitions) {
+		slotOf[topic] = total
+		total += int(view.partitions[topic])
 	}
-	out := map[string]map[string][]int32{}
+	for i, name := range names {
+		count, known := view.partitions[name]
+		if !known {
+			counts[i] = -1
+			continue
+		}
+		counts[i] = count
+		firsts[i] = slotOf[name]
+	}
+	rank := nameRanks(names)
+	// owners[slot] is 1 + the ordinal of the member given it, 0 while none is.
+	owners := make([]int32, total)
+	allowed := make([][]bool, len(view.subscriptions))
+	out := make(groupAssignment, len(view.members))
 	for _, m := range view.members {
-		out[m.id] = map[string][]int32{}
+		out[m.id] = nil
 	}
-	for _, id := range sortedKeys(given) {
+	for ordinal, id := range ids {
 		p := given[id]
-		subscribed := asked[id].topics
-		for i, index := range p.topics {
+		subscription := asked[id].subscription
+		if allowed[subscription] == nil {
+			in := make([]bool, len(names))
+			for i, name := range names {
+				_, in[i] = slices.BinarySearch(view.subscriptions[subscription], name)
+			}
+			allowed[subscription] = in
+		}
+		var member []topicPartitions
+		inNameOrder := true
+		for start := 0; start < len(p.topics); {
+			index := p.topics[start]
+			end := start + 1
+			for end < len(p.topics) && p.topics[end] == index {
+				end++
+			}
 			if index < 0 || int(index) >= len(names) {
 				return nil, malformed("assignment['%s'] names a topic index that is not in 'topics'", id)
 			}
 			topic := names[index]
-			partition := p.partitions[i]
-			seen, known := placed[topic]
-			if !known {
+			if counts[index] < 0 {
 				return nil, invalid("the answer gives unknown topic '%s' to '%s'", topic, id)
 			}
-			if _, ok := slices.BinarySearch(subscribed, topic); !ok {
+			if !allowed[subscription][index] {
 				return nil, invalid("the answer gives '%s' to '%s', not subscribed", topic, id)
 			}
-			if partition < 0 || int(partition) >= len(seen) {
-				return nil, invalid("the answer gives unknown partition %s-%d", topic, partition)
+			partitions := p.partitions[start:end:end]
+			if !slices.IsSorted(partitions) {
+				slices.Sort(partitions)
 			}
-			if seen[partition] != "" {
-				return nil, invalid("the answer gives %s-%d to both '%s' and '%s'", topic, partition,
-					seen[partition], id)
+			for _, partition := range partitions {
+				if partition < 0 || partition >= counts[index] {
+					return nil, invalid("the answer gives unknown partition %s-%d", topic, partition)
+				}
+				slot := firsts[index] + int(partition)
+				if owners[slot] != 0 {
+					return nil, invalid("the answer gives %s-%d to both '%s' and '%s'", topic, partition,
+						ids[owners[slot]-1], id)
+				}
+				owners[slot] = int32(ordinal + 1)
 			}
-			seen[partition] = id
-			out[id][topic] = append(out[id][topic], partition)
+			if len(member) > 0 && rank[p.topics[start-1]] > rank[index] {
+				inNameOrder = false
+			}
+			member = append(member, topicPartitions{topic, partitions})
+			start = end
 		}
+		if !inNameOrder {
+			slices.SortFunc(member, func(a, b topicPartitions) int { return strings.Compare(a.topic, b.topic) })
+		}
+		out[id] = member
 	}
-	for _, topic := range sortedKeys(placed) {
-		for partition, by := range placed[topic] {
-			if by == "" {
+	for _, topic := range sortedKeys(view.partitions) {
+		first := slotOf[topic]
+		for partition := 0; partition < int(view.partitions[topic]); partition++ {
+			if owners[first+partition] == 0 {
 				return nil, invalid("the answer leaves %s-%d unassigned", topic, partition)
 			}
 		}
 	}
-	for _, topics := range out {
-		for _, partitions := range topics {
-			slices.Sort(partitions)
-		}
-	}
 	return out, nil
+}
+
+// nameRanks is each topic index's place among names in name order.
+func nameRanks(names []string) []int {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	rank := make([]int, len(names))
+	for place, index := range order {
+		rank[index] = place
+	}
+	return rank
 }
 
 func firstOf(first, where string) string {

@@ -59,7 +59,7 @@ func TestAPackedAnswerIsReadAndChecked(t *testing.T) {
 		"c-1": {"orders": {0}, "payments": {0, 1}},
 		"c-2": {"orders": {1, 2}},
 	}
-	if !reflect.DeepEqual(got.assignment, want) || got.outcome() != OutcomeSidecar || *got.maxLag != 10 {
+	if !reflect.DeepEqual(got.assignment.asMap(), want) || got.outcome() != OutcomeSidecar || *got.maxLag != 10 {
 		t.Fatalf("got %+v", got)
 	}
 }
@@ -78,8 +78,11 @@ func TestTheIndexedAndTopicsFormsAreReadAlike(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got.assignment, want) || got.outcome() != outcome {
+		if !reflect.DeepEqual(got.assignment.asMap(), want) || got.outcome() != outcome {
 			t.Fatalf("%s: got %+v", body, got)
+		}
+		if first := got.assignment["c-1"][0].topic; first != "orders" {
+			t.Fatalf("c-1's topics are not in name order: %s first", first)
 		}
 	}
 }

@@ -136,7 +136,7 @@ func (b *Balancer) Balance(members *kgo.ConsumerBalancer, topics map[string]int3
 		decision = Decision{Outcome: why.reason, Note: noted.note, Message: why.message, Elapsed: time.Since(started)}
 		b.cfg.logger.Warn(fmt.Sprintf("lagassign: group %s falls back to the range assignor (%s): %s; %d members, "+
 			"%d partitions, member lag unknown, %s ms", info.Group, why.reason, why.message, len(joined),
-			countPartitions(ranged), millis(decision.Elapsed)),
+			ranged.partitionCount(), millis(decision.Elapsed)),
 			"group", info.Group, "outcome", why.reason)
 	}
 	b.counters.count(decision)
@@ -190,7 +190,7 @@ func (b *Balancer) logAnswer(group string, decision Decision, answer *answer, vi
 }
 
 // rangeAssignment is franz-go's own range balancer's plan for the same members.
-func rangeAssignment(members []kmsg.JoinGroupResponseMember, topics map[string]int32) (map[string]map[string][]int32, error) {
+func rangeAssignment(members []kmsg.JoinGroupResponseMember, topics map[string]int32) (groupAssignment, error) {
 	balancer, _, err := kgo.RangeBalancer().MemberBalancer(members)
 	if err != nil {
 		return nil, err
@@ -207,17 +207,7 @@ func rangeAssignment(members []kmsg.JoinGroupResponseMember, topics map[string]i
 	if !ok {
 		return nil, fmt.Errorf("lagassign: franz-go's range balancer returned %T, not a plan", into)
 	}
-	return plan.AsMemberIDMap(), nil
-}
-
-func countPartitions(assignment map[string]map[string][]int32) int {
-	total := 0
-	for _, topics := range assignment {
-		for _, partitions := range topics {
-			total += len(partitions)
-		}
-	}
-	return total
+	return assignmentOf(plan.AsMemberIDMap()), nil
 }
 
 func millis(elapsed time.Duration) string {

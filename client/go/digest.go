@@ -3,7 +3,6 @@ package lagassign
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"strconv"
 )
 
@@ -12,24 +11,24 @@ import (
 // "member_id TAB topic TAB partition LF", sorted by member id, topic and
 // partition. c-1 holding t0-0 and c-2 holding t0-1 give 72ad50af9b0c62e8. The
 // advisor acts only on advice about the assignment its member made as leader.
-func assignmentDigest(assignment map[string]map[string][]int32) string {
+// Each member's lines are written into one buffer and hashed at once; the
+// assignment's topics and partitions are in order already.
+func assignmentDigest(assignment groupAssignment) string {
 	hash := sha256.New()
-	var line []byte
+	var lines []byte
 	for _, member := range sortedKeys(assignment) {
-		topics := assignment[member]
-		for _, topic := range sortedKeys(topics) {
-			partitions := slices.Clone(topics[topic])
-			slices.Sort(partitions)
-			for _, partition := range partitions {
-				line = append(line[:0], member...)
-				line = append(line, '\t')
-				line = append(line, topic...)
-				line = append(line, '\t')
-				line = strconv.AppendInt(line, int64(partition), 10)
-				line = append(line, '\n')
-				hash.Write(line)
+		lines = lines[:0]
+		for _, tp := range assignment[member] {
+			for _, partition := range tp.partitions {
+				lines = append(lines, member...)
+				lines = append(lines, '\t')
+				lines = append(lines, tp.topic...)
+				lines = append(lines, '\t')
+				lines = strconv.AppendInt(lines, int64(partition), 10)
+				lines = append(lines, '\n')
 			}
 		}
+		hash.Write(lines)
 	}
 	return hex.EncodeToString(hash.Sum(nil)[:8])
 }

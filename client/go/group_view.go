@@ -14,9 +14,10 @@ type member struct {
 	id string
 	// instanceID is the static id the broker reports, else the one in the user data.
 	instanceID *string
-	// topics are the subscribed topics the leader has metadata for, sorted.
-	topics   []string
-	userData SubscriptionUserData
+	// subscription indexes the view's subscriptions: the member's subscribed
+	// topics the leader has metadata for; -1 when it has none.
+	subscription int
+	userData     SubscriptionUserData
 }
 
 // groupView is the group as the leader sees it in one rebalance. The leader's
@@ -27,6 +28,9 @@ type groupView struct {
 	groupID    string
 	members    []member // by member id
 	partitions map[string]int32
+	// subscriptions are the distinct sorted topic lists of the members, in the
+	// order first met in member id order; members mostly share one.
+	subscriptions [][]string
 }
 
 // newGroupView reads the members' metadata (as franz-go's ConsumerBalancer
@@ -48,9 +52,16 @@ func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
 	if len(subscribed) > 0 && len(view.partitions) == 0 {
 		return nil, fallback(ReasonMetadata, "no subscribed topic has metadata yet")
 	}
-	for i := range joined {
+	order := make([]int, len(joined))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return joined[order[a]].MemberID < joined[order[b]].MemberID })
+	index := map[string]int{}
+	previous, previousAt := []string(nil), -1
+	for _, i := range order {
 		userData := decodeSubscription(metas[i].UserData)
-		m := member{id: joined[i].MemberID, instanceID: joined[i].InstanceID, userData: userData}
+		m := member{id: joined[i].MemberID, instanceID: joined[i].InstanceID, userData: userData, subscription: -1}
 		if m.instanceID == nil {
 			m.instanceID = userData.InstanceID
 		}
@@ -58,24 +69,49 @@ func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
 			// franz-go writes the consumer's kgo.Rack into the metadata.
 			m.userData.Rack = metas[i].Rack
 		}
+		if previous != nil && slices.Equal(metas[i].Topics, previous) {
+			// Members mostly list one subscription: the one before's, read once.
+			m.subscription = previousAt
+			view.members = append(view.members, m)
+			continue
+		}
+		var topics []string
 		for _, topic := range metas[i].Topics {
 			if _, known := view.partitions[topic]; known {
-				m.topics = append(m.topics, topic)
+				topics = append(topics, topic)
 			}
 		}
-		slices.Sort(m.topics)
-		m.topics = slices.Compact(m.topics)
+		if len(topics) > 0 {
+			slices.Sort(topics)
+			topics = slices.Compact(topics)
+			key := strings.Join(topics, "\x00")
+			at, seen := index[key]
+			if !seen {
+				at = len(view.subscriptions)
+				index[key] = at
+				view.subscriptions = append(view.subscriptions, topics)
+			}
+			m.subscription = at
+		}
+		previous, previousAt = metas[i].Topics, m.subscription
 		view.members = append(view.members, m)
 	}
-	sort.Slice(view.members, func(i, j int) bool { return view.members[i].id < view.members[j].id })
 	return view, nil
+}
+
+// topicsOf is a member's subscribed topics with metadata, sorted.
+func (v *groupView) topicsOf(m member) []string {
+	if m.subscription < 0 {
+		return nil
+	}
+	return v.subscriptions[m.subscription]
 }
 
 // asked is the members the request names: those with a topic the leader knows.
 func (v *groupView) asked() []member {
 	var out []member
 	for _, m := range v.members {
-		if len(m.topics) > 0 {
+		if m.subscription >= 0 {
 			out = append(out, m)
 		}
 	}
@@ -115,18 +151,13 @@ type request struct {
 // each distinct subscription once, each member naming its own by index, the
 // answer asked for in the packed form; an eager rebalance.
 func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
-	req := request{GroupID: v.groupID, Subscriptions: [][]string{}, Members: []requestMember{},
+	req := request{GroupID: v.groupID, Subscriptions: v.subscriptions, Members: []requestMember{},
 		Partitions: v.partitions, Protocol: "eager", AnswerForm: "packed",
 		Strategy: strategy, ResetPolicy: resetPolicy}
-	index := map[string]int{}
+	if req.Subscriptions == nil {
+		req.Subscriptions = [][]string{}
+	}
 	for _, m := range v.asked() {
-		key := strings.Join(m.topics, "\x00")
-		at, seen := index[key]
-		if !seen {
-			at = len(req.Subscriptions)
-			index[key] = at
-			req.Subscriptions = append(req.Subscriptions, m.topics)
-		}
 		owned := map[string][]int32{}
 		for topic, partitions := range m.userData.Owned {
 			count, known := v.partitions[topic]
@@ -144,7 +175,7 @@ func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
 			}
 		}
 		req.Members = append(req.Members, requestMember{MemberID: m.id, GroupInstanceID: m.instanceID,
-			Subscription: at, Owned: owned, Generation: m.userData.Generation, Rack: m.userData.Rack})
+			Subscription: m.subscription, Owned: owned, Generation: m.userData.Generation, Rack: m.userData.Rack})
 	}
 	body, err := json.Marshal(req)
 	if err != nil {

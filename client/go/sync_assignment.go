@@ -10,7 +10,7 @@ import (
 // it: each member's partitions in a ConsumerMemberAssignment whose user data
 // is the leader's note (AssignmentNote), topics and members in order.
 type notedAssignment struct {
-	assignment map[string]map[string][]int32
+	assignment groupAssignment
 	note       AssignmentNote
 }
 
@@ -18,15 +18,14 @@ func (n notedAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssign
 	note := n.note.encode()
 	out := make([]kmsg.SyncGroupRequestGroupAssignment, 0, len(n.assignment))
 	for _, memberID := range sortedKeys(n.assignment) {
-		topics := n.assignment[memberID]
 		given := kmsg.NewConsumerMemberAssignment()
-		for _, topic := range sortedKeys(topics) {
-			if len(topics[topic]) == 0 {
+		for _, tp := range n.assignment[memberID] {
+			if len(tp.partitions) == 0 {
 				continue
 			}
 			entry := kmsg.NewConsumerMemberAssignmentTopic()
-			entry.Topic = topic
-			entry.Partitions = topics[topic]
+			entry.Topic = tp.topic
+			entry.Partitions = tp.partitions
 			given.Topics = append(given.Topics, entry)
 		}
 		given.UserData = note

@@ -94,9 +94,17 @@ func startMember(t *testing.T, name, group string, topics []string, options memb
 	return m
 }
 
+// A member polls at most this long and this many times, whatever the test does.
+const (
+	memberLifetime = 5 * time.Minute
+	memberPolls    = 100_000
+)
+
 func (m *member) poll(ctx context.Context) {
 	defer close(m.done)
-	for ctx.Err() == nil {
+	ctx, cancel := context.WithTimeout(ctx, memberLifetime)
+	defer cancel()
+	for polls := 0; polls < memberPolls && ctx.Err() == nil; polls++ {
 		polled, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		fetches := m.client.PollFetches(polled)
 		cancel()

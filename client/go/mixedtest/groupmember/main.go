@@ -92,14 +92,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// It runs at most lifetime and polls at most maxPolls times, whatever its driver does.
+	const lifetime, maxPolls = 10 * time.Minute, 1_000_000
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
 	go func() {
 		lines := bufio.NewScanner(os.Stdin)
 		for lines.Scan() && strings.TrimSpace(lines.Text()) != "stop" {
 		}
 		cancel()
 	}()
-	for ctx.Err() == nil {
+	for polls := 0; polls < maxPolls && ctx.Err() == nil; polls++ {
 		polled, done := context.WithTimeout(ctx, 200*time.Millisecond)
 		fetches := client.PollFetches(polled)
 		done()
@@ -109,6 +111,7 @@ func main() {
 			emit(map[string]any{"event": "consumed", "records": records})
 		}
 	}
+	cancel()
 	client.Close()
 	emit(map[string]any{"event": "closed"})
 }

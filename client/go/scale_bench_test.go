@@ -1,0 +1,105 @@
+package lagassign
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The leader's own work at Kafka's largest group, as bench/shim_scale.py
+// measures the other shims: 2,000 members of one subscription to 500 topics of
+// 2,000 partitions (1,000,000 partitions), each member given partition i of
+// every topic. go test -run XXX -bench Scale -benchtime 5x
+const (
+	scaleMembers = 2000
+	scaleTopics  = 500
+)
+
+func scaleView(b *testing.B) *groupView {
+	b.Helper()
+	topics := make([]string, scaleTopics)
+	counts := map[string]int32{}
+	for t := range topics {
+		topics[t] = fmt.Sprintf("topic-%03d", t)
+		counts[topics[t]] = scaleMembers
+	}
+	meta := kmsg.NewConsumerMemberMetadata()
+	meta.Topics = topics
+	joined := make([]kmsg.JoinGroupResponseMember, scaleMembers)
+	metas := make([]kmsg.ConsumerMemberMetadata, scaleMembers)
+	for m := range joined {
+		joined[m].MemberID = fmt.Sprintf("member-%04d", m)
+		metas[m] = meta
+	}
+	view, err := newGroupView("scale", joined, metas, counts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return view
+}
+
+// scaleAnswer is the sidecar's packed answer giving member m partition m of every topic.
+func scaleAnswer() []byte {
+	var body bytes.Buffer
+	body.WriteString(`{"group_id": "scale", "strategy": "balanced", "topics": [`)
+	for t := 0; t < scaleTopics; t++ {
+		if t > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `"topic-%03d"`, t)
+	}
+	body.WriteString(`], "assignment": {`)
+	indices := make([]byte, 4*scaleTopics)
+	for t := 0; t < scaleTopics; t++ {
+		binary.LittleEndian.PutUint32(indices[4*t:], uint32(t))
+	}
+	topicIndices := base64.StdEncoding.EncodeToString(indices)
+	partitions := make([]byte, 4*scaleTopics)
+	for m := 0; m < scaleMembers; m++ {
+		for t := 0; t < scaleTopics; t++ {
+			binary.LittleEndian.PutUint32(partitions[4*t:], uint32(m))
+		}
+		if m > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `"member-%04d": {"topic_indices": "%s", "partitions": "%s"}`, m, topicIndices,
+			base64.StdEncoding.EncodeToString(partitions))
+	}
+	body.WriteString(`}, "revoked": {}, "lag": {"source": "request", "complete": true, "unknown_partitions": 0}}`)
+	return body.Bytes()
+}
+
+func BenchmarkScaleRequest(b *testing.B) {
+	view := scaleView(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		view.requestBody("", "earliest")
+	}
+}
+
+func BenchmarkScaleReadPackedAnswer(b *testing.B) {
+	view := scaleView(b)
+	body := scaleAnswer()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := readAnswer(body, view); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkScaleDigest(b *testing.B) {
+	view := scaleView(b)
+	answer, err := readAnswer(scaleAnswer(), view)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		assignmentDigest(answer.assignment)
+	}
+}
