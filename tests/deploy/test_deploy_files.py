@@ -273,3 +273,20 @@ def dockerfile_uid() -> int:
     match = re.search(r"^USER (\d+)", text, re.MULTILINE)
     assert match is not None, "the Dockerfile must switch to a numeric non-root user"
     return int(match.group(1))
+
+
+def test_every_alert_has_a_dashboard_panel_for_each_metric_it_reads() -> None:
+    """An alert that fires points at a panel: every metric an alert reads is on one."""
+    (rules,) = yaml_file("prometheus/rules.yaml")
+    dashboard = json.loads((DEPLOY / "grafana" / "lagassign.json").read_text())
+    shown = "\n".join(t["expr"] for p in dashboard["panels"] for t in p.get("targets", []))
+    on_panels = queried_metrics(iter([shown]))
+    missing = {}
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            # LagassignSidecarDown reads Prometheus' own `up`, checked below.
+            wanted = queried_metrics(iter([rule["expr"]]))
+            if not wanted <= on_panels:
+                missing[rule["alert"]] = sorted(wanted - on_panels)
+    assert missing == {}, missing
+    assert 'up{job=~".*lagassign.*"}' in shown
