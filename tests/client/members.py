@@ -33,6 +33,7 @@ from kafka.errors import KafkaError as KafkaPythonError  # type: ignore[import-u
 from harness.sidecar import SidecarProcess
 from lagassign_client import LagAssignor
 from lagassign_client.advice import RebalanceAdvisor
+from lagassign_client.aiokafka_commit import SafePoint
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
 
 Partition = tuple[str, int]
@@ -111,11 +112,17 @@ class AiokafkaMember:
         group_instance_id: str | None = None,
         shim_group: str | None = None,
         advise_every_s: float | None = None,
+        max_records: int | None = None,
+        work_s: float = 0.0,
     ) -> None:
         self.name = name
         self.commit = commit
         self._url = url
         self._advise_every_s = advise_every_s
+        self._max_records = max_records
+        self._work_s = work_s
+        #: Commits the library refused (the error's text).
+        self.commit_failures: list[str] = []
         #: Its RebalanceAdvisor (only with ``advise_every_s``), made once the consumer started.
         self.advisor: RebalanceAdvisor | None = None
         # The consumer reads from the earliest offset; the shim says so to the sidecar.
@@ -140,7 +147,9 @@ class AiokafkaMember:
         )
         self._consumed: set[Record] = set()
         self._owned = Ownership()
-        self.consumer.subscribe(list(topics), listener=self._owned)
+        # The batch in hand is committed before a rebalance revokes it (the documented loop).
+        self.safe_point = SafePoint(self._owned)
+        self.consumer.subscribe(list(topics), listener=self.safe_point)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -153,15 +162,21 @@ class AiokafkaMember:
 
     async def _consume(self) -> None:
         while True:
-            batch = await self.consumer.getmany(timeout_ms=POLL_MS)
-            if self.advisor is not None:
-                self.advisor.maybe_rebalance()
+            batch = await self.consumer.getmany(timeout_ms=POLL_MS, max_records=self._max_records)
             for records in batch.values():
                 self._consumed.update((r.topic, r.partition, r.offset) for r in records)
-            if batch and self.commit:
-                # A commit refused during a rebalance is fine: the records come again.
-                with contextlib.suppress(KafkaError):
-                    await self.consumer.commit()
+            async with self.safe_point.batch():
+                if batch and self._work_s:
+                    await asyncio.sleep(self._work_s)  # the application's work on the batch
+                if batch and self.commit:
+                    # A commit refused during a rebalance: the records come again; counted.
+                    try:
+                        await self.consumer.commit()
+                    except KafkaError as exc:
+                        self.commit_failures.append(repr(exc))
+            # Last in the loop, after the batch's commit (the documented place).
+            if self.advisor is not None:
+                self.advisor.maybe_rebalance()
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -206,11 +221,17 @@ class KafkaPythonMember:
         timeout_s: float,
         commit: bool = True,
         advise_every_s: float | None = None,
+        max_records: int | None = None,
+        work_s: float = 0.0,
     ) -> None:
         self.name = name
         self.commit = commit
         self._url = url
         self._advise_every_s = advise_every_s
+        self._max_records = max_records
+        self._work_s = work_s
+        #: Commits the library refused (the error's text).
+        self.commit_failures: list[str] = []
         #: Its RebalanceAdvisor (only with ``advise_every_s``), made on its polling thread.
         self.advisor: RebalanceAdvisor | None = None
         # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
@@ -249,15 +270,21 @@ class KafkaPythonMember:
             )
         try:
             while not self._stopping.is_set():
-                batch = consumer.poll(timeout_ms=self._poll_ms)
-                if self.advisor is not None:
-                    self.advisor.maybe_rebalance()
+                batch = consumer.poll(timeout_ms=self._poll_ms, max_records=self._max_records)
                 seen = {(r.topic, r.partition, r.offset) for rs in batch.values() for r in rs}
+                if batch and self._work_s:
+                    self._stopping.wait(self._work_s)  # the application's work on the batch
                 if batch and self.commit:
-                    with contextlib.suppress(KafkaPythonError):
+                    try:
                         consumer.commit()
+                    except KafkaPythonError as exc:
+                        with self._lock:
+                            self.commit_failures.append(repr(exc))
                 with self._lock:
                     self._consumed |= seen
+                # Last in the loop, after the batch's commit (the documented place).
+                if self.advisor is not None:
+                    self.advisor.maybe_rebalance()
         finally:
             consumer.close()
 
@@ -304,15 +331,28 @@ class JavaMember:
         commit: bool = True,
         advise_ms: int | None = None,
         cooperative: bool = False,
+        *,
+        max_poll_records: int | None = None,
+        work_ms: int = 0,
     ) -> None:
         self.name = name
         #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
         self.enforced = 0
+        #: Commits Kafka refused (``commit_failed`` lines: the error's text).
+        self.commit_failures: list[str] = []
+        #: Commits its advisor left to the next one during a rebalance (``commit_deferred``).
+        self.deferred_commits = 0
         self._command = [
             "java",
             "-Xmx256m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
             f"-Dlagassign.member.cooperative={'true' if cooperative else 'false'}",
+            f"-Dlagassign.member.workMs={work_ms}",
+            *(
+                [f"-Dlagassign.member.maxPollRecords={max_poll_records}"]
+                if max_poll_records is not None
+                else []
+            ),
             "-cp",
             classpath,
             "io.lagassign.GroupMember",
@@ -361,6 +401,10 @@ class JavaMember:
                     self._consumed.update((t, p, o) for t, p, o in event["records"])
                 elif event["event"] == "enforced":
                     self.enforced += 1
+                elif event["event"] == "commit_failed":
+                    self.commit_failures.append(event["error"])
+                elif event["event"] == "commit_deferred":
+                    self.deferred_commits += 1
 
     async def stop(self) -> None:
         process = self._process

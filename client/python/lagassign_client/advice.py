@@ -1,15 +1,20 @@
-"""Acting on the sidecar's rebalance advice from the application's poll loop, in one line.
+"""Acting on the sidecar's rebalance advice from the application's poll loop, in one line,
+placed last: after the batch is processed and committed.
 
-aiokafka::
+aiokafka (with :class:`lagassign_client.aiokafka_commit.SafePoint` as the consumer's
+rebalance listener, since aiokafka rebalances in the background)::
 
-    advisor = RebalanceAdvisor.for_aiokafka(consumer, assignor, url="http://127.0.0.1:8321")
+    advisor = RebalanceAdvisor.for_aiokafka(consumer, assignor)  # the assignor's sidecar
     while True:
         batch = await consumer.getmany(timeout_ms=500)
+        async with safe.batch():
+            process(batch)
+            await consumer.commit()
         advisor.maybe_rebalance()
-        ...
 
-kafka-python: ``RebalanceAdvisor.for_kafka_python(consumer, assignor, url=...)`` and
-``advisor.maybe_rebalance()`` after every ``consumer.poll(...)``.
+kafka-python: ``RebalanceAdvisor.for_kafka_python(consumer, assignor)`` and
+``advisor.maybe_rebalance()`` after the batch's ``consumer.commit()``, before the next
+``consumer.poll(...)`` (kafka-python rejoins inside ``poll()``).
 
 :meth:`RebalanceAdvisor.maybe_rebalance` never blocks and never raises for the
 sidecar: on the member that led the group's current generation (its assignor's
@@ -174,7 +179,11 @@ class RebalanceAdvisor:
 
     def maybe_rebalance(self) -> bool:
         """Ask for a rebalance when the sidecar advises one and this member led the current
-        generation; otherwise at most start a check in the background. True when it asked."""
+        generation; otherwise at most start a check in the background. True when it asked.
+
+        Call it last in the poll loop, after the batch is committed: the rebalance it asks
+        for then never falls between a batch and its commit.
+        """
         if self._group is None or not self._leadership.led_last:
             return False
         generation = self._group.generation()

@@ -20,20 +20,31 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acts on the sidecar's rebalance advice from the application's poll loop, in one line:
+ * Acts on the sidecar's rebalance advice from the application's poll loop, in one line placed
+ * last, after the batch is processed and committed:
  *
  * <pre>{@code
  * RebalanceAdvisor advisor = RebalanceAdvisor.forConsumer(consumerConfigs);
  * while (running) {
  *     ConsumerRecords<K, V> records = consumer.poll(Duration.ofMillis(500));
- *     advisor.maybeRebalance(consumer);
- *     ...
+ *     process(records);
+ *     advisor.commitSync(consumer);        // or consumer.commitSync() (eager assignors)
+ *     advisor.maybeRebalance(consumer);    // last: the rebalance runs in the next poll
  * }
  * }</pre>
+ *
+ * <p>{@code enforceRebalance} only marks the consumer: the rebalance itself runs in the next
+ * {@code poll}. Asked for last in the loop, after the commit, nothing of the application runs
+ * between the two, so the batch is committed in the generation it was read in. On the cooperative
+ * protocol ({@link CooperativeLagAssignor}) the consumer keeps returning records of the
+ * partitions it keeps while the group rebalances, and Kafka refuses {@code commitSync} until the
+ * rebalance is over ({@code RebalanceInProgressException}); {@link #commitSync} then leaves the
+ * offsets to the first commit after the rebalance instead of throwing.
  *
  * <p>{@link #maybeRebalance} never blocks: on the member that led the group's current generation
  * (its {@link LagAssignor} ran {@code assign()}), it starts at most one asynchronous
@@ -73,6 +84,7 @@ public final class RebalanceAdvisor {
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private volatile long requests;
     private volatile long warnings;
+    private long deferredCommits;
     private long nextCheck = Long.MIN_VALUE;
     private int enforcedGeneration = -1;
     private boolean started;
@@ -154,6 +166,35 @@ public final class RebalanceAdvisor {
             check(generation);
         }
         return false;
+    }
+
+    /**
+     * Commits what the consumer has returned so far, as {@code consumer.commitSync()} does; during
+     * a rebalance, when Kafka refuses the commit ({@code RebalanceInProgressException}: on the
+     * cooperative protocol the consumer returns records of the partitions it keeps while the group
+     * rebalances), it leaves them to the first commit after the rebalance and returns false. That
+     * commit covers them: the consumer's positions only move forward. Partitions the rebalance
+     * takes away are the application's {@code onPartitionsRevoked}'s to commit, as for any
+     * rebalance. Other commit errors ({@code CommitFailedException}: the member left the group)
+     * are thrown as {@code commitSync} throws them.
+     *
+     * @return true when committed, false when left to the next commit
+     */
+    public boolean commitSync(Consumer<?, ?> consumer) {
+        try {
+            consumer.commitSync();
+            return true;
+        } catch (RebalanceInProgressException e) {
+            deferredCommits++;
+            LOG.debug("lagassign: group {}: commit left to the first one after the rebalance in progress",
+                    groupId);
+            return false;
+        }
+    }
+
+    /** Commits {@link #commitSync} left to the next one, because a rebalance was in progress. */
+    public long deferredCommits() {
+        return deferredCommits;
     }
 
     private void check(int generation) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -20,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -37,8 +39,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@link CooperativeLagAssignor} (the cooperative protocol) instead of {@link LagAssignor}.
  *
  * <p>With ADVISE_MS, the poll loop calls a {@link RebalanceAdvisor} (checking the advice at most
- * every ADVISE_MS) after every poll and prints {@code {"event": "enforced", "generation"}} when it
- * forces a rebalance.
+ * every ADVISE_MS) as the documented loop does: last, after the batch is processed and committed,
+ * right before the next poll; it prints {@code {"event": "enforced", "generation"}} when it forces
+ * a rebalance.
+ *
+ * <p>System properties {@code lagassign.member.maxPollRecords} ({@code max.poll.records}) and
+ * {@code lagassign.member.workMs} (the application's work on each non-empty batch, in ms) make a
+ * slow consumer whose backlog lasts. A commit Kafka refuses prints {@code {"event":
+ * "commit_failed", "error"}}; with ADVISE_MS the loop commits through
+ * {@link RebalanceAdvisor#commitSync}, and a commit it leaves to the next one prints
+ * {@code {"event": "commit_deferred"}}. With COMMIT, the rebalance listener commits the positions
+ * of the partitions it revokes.
  *
  * <p>Prints JSON lines on stdout, each with {@code "ts"} (wall clock, ms): {@code {"event":
  * "assigned", "member_id", "partitions" (the whole assignment), "added", "note", "decision",
@@ -77,6 +88,11 @@ public final class GroupMember {
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        String maxPollRecords = System.getProperty("lagassign.member.maxPollRecords");
+        if (maxPollRecords != null) {
+            props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        }
+        long workMs = Long.getLong("lagassign.member.workMs", 0L);
 
         RebalanceAdvisor advisor = args.length == 8
                 ? new RebalanceAdvisor(java.net.URI.create(args[3]), args[1], null,
@@ -102,6 +118,12 @@ public final class GroupMember {
             consumer.subscribe(Arrays.asList(args[2].split(",")), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    if (commit && !partitions.isEmpty()) {
+                        // What the member gives up, committed before it goes (the usual listener).
+                        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                        partitions.forEach(tp -> offsets.put(tp, new OffsetAndMetadata(consumer.position(tp))));
+                        commitReporting(consumer, offsets);
+                    }
                     ObjectNode line = UserDataJson.MAPPER.createObjectNode();
                     line.put("event", "revoked");
                     line.put("ts", System.currentTimeMillis());
@@ -121,14 +143,7 @@ public final class GroupMember {
                 } catch (WakeupException e) {
                     break;
                 }
-                if (advisor != null && advisor.maybeRebalance(consumer)) {
-                    OUT.println("{\"event\":\"enforced\",\"generation\":" + consumer.groupMetadata().generationId()
-                            + ",\"ts\":" + System.currentTimeMillis() + "}");
-                }
                 if (!records.isEmpty()) {
-                    if (commit) {
-                        commitQuietly(consumer);
-                    }
                     ObjectNode line = UserDataJson.MAPPER.createObjectNode();
                     line.put("event", "consumed");
                     line.put("ts", System.currentTimeMillis());
@@ -136,19 +151,57 @@ public final class GroupMember {
                     for (ConsumerRecord<byte[], byte[]> record : records) {
                         list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
                     }
+                    if (workMs > 0) {
+                        work(workMs);
+                    }
+                    if (commit && advisor != null) {
+                        if (!advisor.commitSync(consumer)) {
+                            OUT.println("{\"event\":\"commit_deferred\",\"ts\":" + System.currentTimeMillis() + "}");
+                        }
+                    } else if (commit) {
+                        commitReporting(consumer);
+                    }
                     OUT.println(line);
+                }
+                // Last in the loop, after the batch's commit: the rebalance it may ask for
+                // runs in the next poll.
+                if (advisor != null && advisor.maybeRebalance(consumer)) {
+                    OUT.println("{\"event\":\"enforced\",\"generation\":" + consumer.groupMetadata().generationId()
+                            + ",\"ts\":" + System.currentTimeMillis() + "}");
                 }
             }
         }
         OUT.println("{\"event\":\"closed\"}");
     }
 
-    /** A commit refused during a rebalance is fine: the records come again. */
-    private static void commitQuietly(KafkaConsumer<byte[], byte[]> consumer) {
+    /** A commit refused during a rebalance is reported (the records come again). */
+    private static void commitReporting(KafkaConsumer<byte[], byte[]> consumer) {
+        commitReporting(consumer, null);
+    }
+
+    private static void commitReporting(KafkaConsumer<byte[], byte[]> consumer,
+            Map<TopicPartition, OffsetAndMetadata> offsets) {
         try {
-            consumer.commitSync();
+            if (offsets == null) {
+                consumer.commitSync();
+            } else {
+                consumer.commitSync(offsets);
+            }
         } catch (CommitFailedException | RebalanceInProgressException e) {
-            System.err.println("commit refused: " + e);
+            ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+            line.put("event", "commit_failed");
+            line.put("ts", System.currentTimeMillis());
+            line.put("error", e.toString());
+            OUT.println(line);
+        }
+    }
+
+    /** The application's work on one batch (a slow consumer). */
+    private static void work(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

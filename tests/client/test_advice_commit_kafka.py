@@ -1,0 +1,182 @@
+"""The documented advisor loop in an application that commits after every batch: real
+broker, a sidecar just started, real consumers (Java eager and cooperative, aiokafka,
+kafka-python) with the shim and the advisor.
+
+The loop is the one the docs give: poll, process the batch, commit it, then ask the
+advisor, last, right before the next poll. Two slow members (10 records a poll, 0.1 s of
+work on each batch: about 100 records/s each) share a four-partition topic committed at
+0; a backlog of 5,000 records lands on each of one member's partitions, and the sidecar
+(hold 2 s, cooldown 20 s, share 30 %) advises a rebalance. The advisor of the
+generation's leader asks for it, the group rebalances, and the members go on consuming
+and committing. Not one commit is refused through it, and the group's lag goes on falling
+after it (commits made in the new generation).
+
+- Java: the loop commits with ``RebalanceAdvisor.commitSync``; on the cooperative
+  protocol the consumer returns records of the partitions it keeps while the group
+  rebalances and Kafka refuses commits then: the helper leaves them to the next commit
+  (counted, printed); eager, nothing is ever left. The listener commits what it revokes.
+- aiokafka rebalances in the background, while the application works on a batch: the
+  loop processes and commits inside ``SafePoint.batch()``, which holds the revocation
+  until the batch is committed (without it, a member's commit was refused with
+  ``CommitFailedError``).
+- kafka-python rebalances inside ``poll()``: the documented order is all it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess
+from tests.client.backlog import GROUP_PREFIX
+from tests.client.members import AiokafkaMember, JavaMember, KafkaPythonMember, seen_stable
+from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
+    JOIN_DEADLINE_S,
+    PARTITIONS,
+    advising_sidecar,
+    member_lags,
+)
+
+pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
+
+HOT_BACKLOG = 5_000
+MAX_RECORDS = 10
+WORK_S = 0.1
+ADVISE_EVERY_S = 0.5
+RUN_S = 60.0
+# What the group must still drain, committed, after the advised rebalance.
+DRAINED_AFTER = 200
+
+Member = JavaMember | AiokafkaMember | KafkaPythonMember
+KINDS = [
+    pytest.param("java", id="java-eager", marks=pytest.mark.java),
+    pytest.param("java-cooperative", id="java-cooperative", marks=pytest.mark.java),
+    pytest.param("aiokafka", id="aiokafka"),
+    pytest.param("kafka-python", id="kafka-python"),
+]
+
+
+def asked(members: Sequence[Member]) -> int:
+    """Rebalances the members' advisors asked for, together."""
+    total = 0
+    for m in members:
+        if isinstance(m, JavaMember):
+            total += m.enforced
+        elif m.advisor is not None:
+            total += m.advisor.enforced
+    return total
+
+
+def make(
+    kind: str,
+    name: str,
+    bootstrap: str,
+    group: str,
+    topic: str,
+    url: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> Member:
+    if kind.startswith("java"):
+        return JavaMember(
+            name,
+            bootstrap,
+            group,
+            [topic],
+            url,
+            1.5,
+            request.getfixturevalue("java_classpath"),
+            tmp_path,
+            commit=True,
+            advise_ms=round(ADVISE_EVERY_S * 1000),
+            cooperative=kind == "java-cooperative",
+            max_poll_records=MAX_RECORDS,
+            work_ms=round(WORK_S * 1000),
+        )
+    make_python = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
+    return make_python(
+        name,
+        bootstrap,
+        group,
+        [topic],
+        url,
+        1.5,
+        commit=True,
+        advise_every_s=ADVISE_EVERY_S,
+        max_records=MAX_RECORDS,
+        work_s=WORK_S,
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_loop(
+    kind: str,
+    kafka_broker: LocalKafka,
+    advising_sidecar: SidecarProcess,  # noqa: F811
+    kafka_names: Callable[[str], str],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> None:
+    sidecar = advising_sidecar
+    group = GROUP_PREFIX + kafka_names("group")
+    topic = kafka_names("topic")
+    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
+    await commit(kafka_broker.bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    members = [
+        make(
+            kind,
+            f"{kafka_names('member')}-{i}",
+            kafka_broker.bootstrap,
+            group,
+            topic,
+            sidecar.url,
+            request,
+            tmp_path,
+        )
+        for i in range(2)
+    ]
+    try:
+        for m in members:
+            await m.start()
+        await eventually_async(
+            lambda: seen_stable(members, sidecar, group, [2, 2]),
+            JOIN_DEADLINE_S,
+            f"{group} stable with two members",
+            0.5,
+        )
+        counts = [0] * PARTITIONS
+        for _, p in members[0].partitions():
+            counts[p] = HOT_BACKLOG
+        await produce(kafka_broker.bootstrap, topic, counts)
+
+        await eventually_async(lambda: asked(members) >= 1, RUN_S, "an advised rebalance", 0.5)
+        await eventually_async(
+            lambda: seen_stable(members, sidecar, group, [2, 2]),
+            JOIN_DEADLINE_S,
+            f"{group} stable again after the advised rebalance",
+            0.5,
+        )
+        lags = await asyncio.to_thread(member_lags, sidecar, group)
+        after_rebalance = sum(lags.values())
+
+        async def drained() -> bool:
+            now = await asyncio.to_thread(member_lags, sidecar, group)
+            return sum(now.values()) <= after_rebalance - DRAINED_AFTER
+
+        await eventually_async(drained, RUN_S, "commits in the new generation", 0.5)
+    finally:
+        for m in members:
+            await m.stop()
+    assert asked(members) == 1
+    failures = {m.name: m.commit_failures for m in members if m.commit_failures}
+    assert failures == {}, failures
+    deferred = sum(m.deferred_commits for m in members if isinstance(m, JavaMember))
+    if kind == "java":
+        assert deferred == 0  # eager: the member holds nothing while the group rebalances
+    print(f"{kind}: {deferred} commit(s) left to the first one after the rebalance")
