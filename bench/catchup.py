@@ -292,6 +292,10 @@ async def bench(
             "LAGASSIGN_RESET_POLICY": "earliest",
             "LAGASSIGN_LOG_LEVEL": "warning",
             "LAGASSIGN_LAG_MODEL": lag_model,
+            # The benchmark runs at a tenth of the default refresh interval, so its rate
+            # window is scaled with it: 120 s of 64 points keeps a point every ~2 s (the
+            # default 900 s keeps one every 14 s, as long as a whole catch-up here).
+            "LAGASSIGN_RATE_WINDOW_S": "120",
             # Unset unless given: the sidecar's defaults, in proportion to the catch-up.
             **({"LAGASSIGN_ADVICE_HOLD_S": str(advice[0])} if advice[0] is not None else {}),
             **({"LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1])} if advice[1] is not None else {}),

@@ -162,7 +162,7 @@ class Settings(BaseSettings):
     advice_cooldown_s: float | None = Field(None, ge=0, le=604_800)
     #: What one rebalance stalls a group, in seconds: a rebalance is advised only when it
     #: shortens the projected catch-up by more than twice this.
-    advice_rebalance_cost_s: float = Field(5.0, ge=0, le=86_400)
+    advice_rebalance_cost_s: float = Field(1.0, ge=0, le=86_400)
 
     # Lag view
     #: Comma-separated host:port list.

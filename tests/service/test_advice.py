@@ -272,3 +272,18 @@ def test_a_skew_that_moves_between_members_is_never_advised() -> None:
     # the same skew, steady, is advised once it has held 3 s
     steady = run([(float(t), skewed()) for t in range(5)], policy=policy)
     assert [o.advice.advised for o in steady] == [False, False, False, True, True]
+
+
+def test_with_capacity_a_small_share_that_saves_seconds_is_advised() -> None:
+    # 1700 -> 1400 in weight is 18 %, below min_gain's 30 %; at 20 records/s a member it
+    # is 85 s -> 70 s, 15 s saved: more than 2 x 1 s and more than a tenth
+    lags: dict[str, list[int | None]] = {"t0": [900, 800, 600, 0]}
+    policy = AdvicePolicy(min_gain=0.3, rebalance_cost_s=1.0, hold_s=0, cooldown_s=0)
+    (timed,) = run_with_capacity([(0, skewed(lags))], policy, 20.0)
+    assert timed.advice.gain is not None
+    assert timed.advice.gain < 0.3
+    assert timed.advice.advised, timed.advice.reason
+    # the same without a capacity: the share rule, not advised
+    (shared,) = run([(0, skewed(lags))], policy=policy)
+    assert not shared.advice.advised
+    assert "below 30%" in shared.advice.reason

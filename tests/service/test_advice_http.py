@@ -130,7 +130,7 @@ def test_settings_defaults_and_validation() -> None:
     # unset: in proportion to the projected catch-up (300 s / 600 s without a capacity)
     assert settings.advice_hold_s is None
     assert settings.advice_cooldown_s is None
-    assert settings.advice_rebalance_cost_s == 5
+    assert settings.advice_rebalance_cost_s == 1
     for name, value in [
         ("LAGASSIGN_ADVICE_MIN_GAIN", "0"),
         ("LAGASSIGN_ADVICE_MIN_GAIN", "1.5"),

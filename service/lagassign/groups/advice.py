@@ -8,7 +8,10 @@ leaves, or changes its subscription). The advice says when one is worth forcing:
 - the group is ``Stable`` on the classic protocol and its live assignment is known;
 - the default strategy, run on the snapshot's lags with the live assignment as
   ``owned``, lowers the worst member's lag by at least ``min_gain`` (a share) and
-  moves at least one partition;
+  moves at least one partition; with the member capacity known (the ``drain`` lag
+  model) the gain is in seconds instead: the worst member's projected catch-up
+  (its weight over the capacity) must fall by more than twice what a rebalance
+  costs (``rebalance_cost_s``) and by at least a tenth (``FLOW_MIN_SHARE``);
 - that has held for ``hold_s`` without a break;
 - the group has not rebalanced within ``cooldown_s``.
 
@@ -49,6 +52,8 @@ FIXED_COOLDOWN_S = 600.0
 #: share of the projected catch-up after the rebalance, each at least ``min_wait_s``.
 HOLD_SHARE = 0.1
 COOLDOWN_SHARE = 0.5
+#: With the capacity known: the least share of the projected catch-up a rebalance saves.
+FLOW_MIN_SHARE = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +64,10 @@ class AdvicePolicy:
     capacity is known (the ``drain`` lag model), a tenth of the projected catch-up
     and half of the projected catch-up after the rebalance, at least ``min_wait_s``
     (three refreshes) and at most the fixed 300 s / 600 s used otherwise. With the
-    capacity known a rebalance must also shorten the projected catch-up by more than
-    twice ``rebalance_cost_s`` (what a rebalance stalls the group).
+    capacity known the gain is judged in seconds: a rebalance must shorten the
+    projected catch-up by more than twice ``rebalance_cost_s`` (what a rebalance
+    stalls the group) and by at least ``FLOW_MIN_SHARE``; ``min_gain`` is the share
+    asked when the capacity is not known.
     """
 
     min_gain: float = 0.3
@@ -69,7 +76,7 @@ class AdvicePolicy:
     strategy: str = "balanced"
     #: A snapshot older than this is stale, whatever it says of itself (None: no bound).
     stale_after_s: float | None = None
-    rebalance_cost_s: float = 5.0
+    rebalance_cost_s: float = 1.0
     min_wait_s: float = 0.0
 
     def timing(self, now_s: float | None, after_s: float | None) -> tuple[float, float]:
@@ -266,10 +273,11 @@ def advise(
     after_s = worst_after / capacity if capacity else None
     figures.update(catch_up_now_s=now_s, catch_up_after_s=after_s)
     hold_s, cooldown_s = policy.timing(now_s, after_s)
-    if now_result.moved == 0 or gain < policy.min_gain:
+    in_seconds = now_s is not None and after_s is not None
+    least = FLOW_MIN_SHARE if in_seconds else policy.min_gain
+    if now_result.moved == 0 or gain < least:
         return no(
-            f"a rebalance would lower the worst member's {what} by {gain:.0%}, "
-            f"below {policy.min_gain:.0%}",
+            f"a rebalance would lower the worst member's {what} by {gain:.0%}, below {least:.0%}",
             **figures,
         )
     if now_s is not None and after_s is not None and now_s - after_s <= 2 * policy.rebalance_cost_s:
