@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from lagassign_client import kafka_python_loop
 from lagassign_client.assignment_digest import digest_of_assignments
 from lagassign_client.assignor import DEFAULT_TIMEOUT_S, ShimAssignor
 from lagassign_client.dropped_assignment import DroppedAssignments
@@ -249,10 +250,18 @@ class KafkaPythonLagAssignor(ShimAssignor):
         return budget if budget >= MIN_SIDECAR_S else 0.0
 
     def assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
-        """Called on the leader only: the sidecar's checked answer, or kafka-python's range."""
-        result = self._assign(cluster, members)
-        self.leadership.leading(digest_of_assignments(result))
-        return result
+        """Called on the leader only: the sidecar's checked answer, or kafka-python's range.
+
+        kafka-python calls it on its network thread, which it holds meanwhile
+        (:mod:`lagassign_client.kafka_python_loop`).
+        """
+        started = time.monotonic()
+        try:
+            result = self._assign(cluster, members)
+            self.leadership.leading(digest_of_assignments(result))
+            return result
+        finally:
+            kafka_python_loop.held(time.monotonic() - started)
 
     def _assign(self, cluster: Any, members: list[Any]) -> dict[str, Any]:
         subscribers = [

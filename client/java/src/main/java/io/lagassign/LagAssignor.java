@@ -196,11 +196,14 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
     }
 
     private void logAnswer(Decision decision, AnswerReader.Answer answer, int members, int partitions) {
+        // An answer made without any lag (lag source none, or not said) knows no member lag:
+        // its stats say 0, which would read as a balanced group.
+        boolean known = answer.lagSource() != null && !"none".equals(answer.lagSource());
         String numbers = String.format(Locale.ROOT,
                 "%d members, %d partitions, max member lag %s, mean member lag %s, lag source %s, %s ms",
-                members, partitions, answer.maxLag() == null ? "?" : answer.maxLag(),
-                answer.meanLag() == null ? "?" : String.format(Locale.ROOT, "%.1f", answer.meanLag()),
-                answer.lagSource() == null ? "?" : answer.lagSource(), millis(decision));
+                members, partitions, !known || answer.maxLag() == null ? "unknown" : answer.maxLag(),
+                !known || answer.meanLag() == null ? "unknown" : String.format(Locale.ROOT, "%.1f", answer.meanLag()),
+                answer.lagSource() == null ? "unknown" : answer.lagSource(), millis(decision));
         String strategy = decision.strategy().orElse("?");
         if (decision.blindness().isPresent()) {
             LOG.warn("lagassign: group {} assigned by the sidecar ({}) without full lag ({}): {}; {}",
