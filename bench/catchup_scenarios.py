@@ -66,6 +66,9 @@ class Scenario:
     #: A scenario with no backlog to speak of is *held* this long after the first
     #: record instead of drained: its line says whether the group's lag stayed bounded.
     hold_s: float | None = None
+    #: With production leading the members: the group's offsets are committed again
+    #: once the lead ends, so the group starts with ``backlog`` only (it had kept up).
+    caught_up_at_start: bool = False
 
     @property
     def total_backlog(self) -> int:
@@ -233,10 +236,10 @@ def skewed_production(
 
 
 def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 4) -> Scenario:
-    """No backlog to speak of (100 records a partition, plus what the production
-    writes in the ``HOT_KEYS_LEAD_S`` before the members start, so the sidecar has
-    seen its rates); production skewed onto partition 0 of each topic (300
-    records/s each, 30/s elsewhere). Range, and any answer that counts partitions
+    """No backlog to speak of (100 records a partition: the group had kept up with
+    the production the sidecar saw in the ``HOT_KEYS_LEAD_S`` before the members
+    start); production skewed onto partition 0 of each topic (300 records/s each,
+    30/s elsewhere). Range, and any answer that counts partitions
     alone, may hand one member both partitions 0: 600 records/s against the 500 it
     can read, so its lag grows for ever while the group as a whole has 1,220
     records/s to spare."""
@@ -257,6 +260,7 @@ def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 
             "before the members start"
         ),
         hold_s=HOT_KEYS_HOLD_S,
+        caught_up_at_start=True,
     )
 
 
