@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -107,3 +108,18 @@ def test_an_unreadable_input_file_is_a_bad_request(tmp_path: Path) -> None:
     done = run_cli("", "--input", str(tmp_path / "missing.json"))
     assert done.returncode == 2
     assert "cannot read" in json.loads(done.stderr)["error"]["message"]
+
+
+def test_version_prints_the_package_version_and_exits_0() -> None:
+    from lagassign import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "lagassign.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"lagassign {__version__}\n"
+    assert __version__ == importlib.metadata.version("lagassign")

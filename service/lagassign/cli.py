@@ -22,6 +22,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import BinaryIO, TextIO
 
+from lagassign import __version__
 from lagassign.assign.answer import compute_answer
 from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.collector import collector_paused
@@ -39,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lagassign",
         description="Lag-aware partition assignment for Kafka consumer groups.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}",
+        help="print the version (the same as lagassign_build_info's) and exit",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     assign = commands.add_parser(
