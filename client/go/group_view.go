@@ -1,7 +1,6 @@
 package lagassign
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +16,7 @@ type member struct {
 	// subscription indexes the view's subscriptions: the member's subscribed
 	// topics the leader has metadata for; -1 when it has none.
 	subscription int
-	userData     SubscriptionUserData
+	userData     memberUserData
 }
 
 // groupView is the group as the leader sees it in one rebalance. The leader's
@@ -58,16 +57,17 @@ func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
 	}
 	sort.Slice(order, func(a, b int) bool { return joined[order[a]].MemberID < joined[order[b]].MemberID })
 	index := map[string]int{}
+	names := interner{}
 	previous, previousAt := []string(nil), -1
 	for _, i := range order {
-		userData := decodeSubscription(metas[i].UserData)
+		userData := decodeSubscription(metas[i].UserData, names)
 		m := member{id: joined[i].MemberID, instanceID: joined[i].InstanceID, userData: userData, subscription: -1}
 		if m.instanceID == nil {
-			m.instanceID = userData.InstanceID
+			m.instanceID = userData.instanceID
 		}
-		if m.userData.Rack == nil {
+		if m.userData.rack == nil {
 			// franz-go writes the consumer's kgo.Rack into the metadata.
-			m.userData.Rack = metas[i].Rack
+			m.userData.rack = metas[i].Rack
 		}
 		if previous != nil && slices.Equal(metas[i].Topics, previous) {
 			// Members mostly list one subscription: the one before's, read once.
@@ -127,59 +127,100 @@ func (v *groupView) partitionCount() int {
 	return total
 }
 
-type requestMember struct {
-	MemberID        string             `json:"member_id"`
-	GroupInstanceID *string            `json:"group_instance_id"`
-	Subscription    int                `json:"subscription"`
-	Owned           map[string][]int32 `json:"owned"`
-	Generation      *int32             `json:"generation"`
-	Rack            *string            `json:"rack"`
-}
-
-type request struct {
-	GroupID       string           `json:"group_id"`
-	Subscriptions [][]string       `json:"subscriptions"`
-	Members       []requestMember  `json:"members"`
-	Partitions    map[string]int32 `json:"partitions"`
-	Protocol      string           `json:"protocol"`
-	AnswerForm    string           `json:"answer_form"`
-	Strategy      string           `json:"strategy,omitempty"`
-	ResetPolicy   string           `json:"reset_policy,omitempty"`
-}
-
 // requestBody is the POST /assign body (docs/http-api.md) in the compact form:
 // each distinct subscription once, each member naming its own by index, the
-// answer asked for in the packed form; an eager rebalance.
+// answer asked for in the packed form; an eager rebalance. A member's owned
+// partitions are those the leader's metadata knows.
 func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
-	req := request{GroupID: v.groupID, Subscriptions: v.subscriptions, Members: []requestMember{},
-		Partitions: v.partitions, Protocol: "eager", AnswerForm: "packed",
-		Strategy: strategy, ResetPolicy: resetPolicy}
-	if req.Subscriptions == nil {
-		req.Subscriptions = [][]string{}
+	w := &jsonWriter{out: make([]byte, 0, 4096)}
+	w.raw(`{"group_id":`)
+	w.string(v.groupID)
+	w.raw(`,"subscriptions":[`)
+	for i, topics := range v.subscriptions {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.raw("[")
+		for j, topic := range topics {
+			if j > 0 {
+				w.raw(",")
+			}
+			w.string(topic)
+		}
+		w.raw("]")
 	}
-	for _, m := range v.asked() {
-		owned := map[string][]int32{}
-		for topic, partitions := range m.userData.Owned {
-			count, known := v.partitions[topic]
-			if !known {
+	w.raw(`],"members":[`)
+	for i, m := range v.asked() {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.raw(`{"member_id":`)
+		w.string(m.id)
+		w.raw(`,"group_instance_id":`)
+		w.optional(m.instanceID)
+		w.raw(`,"subscription":`)
+		w.int(int64(m.subscription))
+		w.raw(`,"owned":{`)
+		v.writeOwned(w, m.userData.owned)
+		w.raw(`},"generation":`)
+		if m.userData.generation == nil {
+			w.raw("null")
+		} else {
+			w.int(int64(*m.userData.generation))
+		}
+		w.raw(`,"rack":`)
+		w.optional(m.userData.rack)
+		w.raw("}")
+	}
+	w.raw(`],"partitions":{`)
+	for i, topic := range sortedKeys(v.partitions) {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.string(topic)
+		w.raw(":")
+		w.int(int64(v.partitions[topic]))
+	}
+	w.raw(`},"protocol":"eager","answer_form":"packed"`)
+	if strategy != "" {
+		w.raw(`,"strategy":`)
+		w.string(strategy)
+	}
+	if resetPolicy != "" {
+		w.raw(`,"reset_policy":`)
+		w.string(resetPolicy)
+	}
+	w.raw("}")
+	return w.out
+}
+
+// writeOwned writes the owned partitions the view knows, topics in name order.
+func (v *groupView) writeOwned(w *jsonWriter, owned []topicPartitions) {
+	first := true
+	for _, tp := range owned {
+		count, known := v.partitions[tp.topic]
+		if !known {
+			continue
+		}
+		started := false
+		for _, p := range tp.partitions {
+			if p >= count {
 				continue
 			}
-			var kept []int32
-			for _, p := range partitions {
-				if p < count {
-					kept = append(kept, p)
+			if !started {
+				if !first {
+					w.raw(",")
 				}
+				w.string(tp.topic)
+				w.raw(":[")
+				started, first = true, false
+			} else {
+				w.raw(",")
 			}
-			if len(kept) > 0 {
-				owned[topic] = kept
-			}
+			w.int(int64(p))
 		}
-		req.Members = append(req.Members, requestMember{MemberID: m.id, GroupInstanceID: m.instanceID,
-			Subscription: m.subscription, Owned: owned, Generation: m.userData.Generation, Rack: m.userData.Rack})
+		if started {
+			w.raw("]")
+		}
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		panic("lagassign: the request failed to encode: " + err.Error())
-	}
-	return body
 }

@@ -19,27 +19,50 @@ const (
 	scaleTopics  = 500
 )
 
-func scaleView(b *testing.B) *groupView {
-	b.Helper()
+// scaleGroup is the members as the leader receives them, each owning (in its
+// user data) the partitions it is given, and the topics' partition counts.
+func scaleGroup() ([]kmsg.JoinGroupResponseMember, []kmsg.ConsumerMemberMetadata, map[string]int32) {
 	topics := make([]string, scaleTopics)
 	counts := map[string]int32{}
 	for t := range topics {
 		topics[t] = fmt.Sprintf("topic-%03d", t)
 		counts[topics[t]] = scaleMembers
 	}
-	meta := kmsg.NewConsumerMemberMetadata()
-	meta.Topics = topics
 	joined := make([]kmsg.JoinGroupResponseMember, scaleMembers)
 	metas := make([]kmsg.ConsumerMemberMetadata, scaleMembers)
+	generation := int32(7)
 	for m := range joined {
 		joined[m].MemberID = fmt.Sprintf("member-%04d", m)
-		metas[m] = meta
+		owned := make(map[string][]int32, scaleTopics)
+		for _, topic := range topics {
+			owned[topic] = []int32{int32(m)}
+		}
+		metas[m] = kmsg.NewConsumerMemberMetadata()
+		metas[m].Topics = topics
+		metas[m].UserData = SubscriptionUserData{Owned: owned, Generation: &generation}.encode()
 	}
+	return joined, metas, counts
+}
+
+func scaleView(b *testing.B) *groupView {
+	b.Helper()
+	joined, metas, counts := scaleGroup()
 	view, err := newGroupView("scale", joined, metas, counts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return view
+}
+
+// The members' subscriptions and user data read into the leader's view.
+func BenchmarkScaleView(b *testing.B) {
+	joined, metas, counts := scaleGroup()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := newGroupView("scale", joined, metas, counts); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // scaleAnswer is the sidecar's packed answer giving member m partition m of every topic.

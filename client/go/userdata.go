@@ -57,7 +57,60 @@ func (s SubscriptionUserData) encode() []byte {
 
 // decodeSubscription reads a member's user data leniently: absent, not JSON
 // or of another shape reads as nothing known, and never fails the rebalance.
-func decodeSubscription(raw []byte) SubscriptionUserData {
+// User data of the shape every shim writes is scanned in one pass
+// (scanSubscription); anything else is read with encoding/json, typed, then
+// field by field.
+func decodeSubscription(raw []byte, names interner) memberUserData {
+	if data, ok := scanSubscription(raw, names); ok {
+		return data
+	}
+	var typed subscriptionJSON
+	if len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &typed) == nil {
+		data := SubscriptionUserData{Owned: map[string][]int32{},
+			Generation: typed.Generation, InstanceID: typed.InstanceID, Rack: typed.Rack}
+		if data.InstanceID != nil && *data.InstanceID == "" {
+			data.InstanceID = nil
+		}
+		if data.Rack != nil && *data.Rack == "" {
+			data.Rack = nil
+		}
+		for topic, partitions := range typed.Owned {
+			if kept := ownedPartitions(partitions); len(kept) > 0 {
+				data.Owned[topic] = kept
+			}
+		}
+		return data.forLeader()
+	}
+	return decodeSubscriptionLeniently(raw).forLeader()
+}
+
+// forLeader is the data with owned topics in name order.
+func (s SubscriptionUserData) forLeader() memberUserData {
+	out := memberUserData{generation: s.Generation, instanceID: s.InstanceID, rack: s.Rack}
+	for _, topic := range sortedKeys(s.Owned) {
+		if len(s.Owned[topic]) > 0 {
+			out.owned = append(out.owned, topicPartitions{topic, s.Owned[topic]})
+		}
+	}
+	return out
+}
+
+// ownedPartitions is partitions without negative ids, sorted, each once.
+func ownedPartitions(partitions []int32) []int32 {
+	kept := partitions[:0]
+	for _, p := range partitions {
+		if p >= 0 {
+			kept = append(kept, p)
+		}
+	}
+	if !slices.IsSorted(kept) {
+		slices.Sort(kept)
+	}
+	return slices.Compact(kept)
+}
+
+// decodeSubscriptionLeniently reads what it can of user data of another shape.
+func decodeSubscriptionLeniently(raw []byte) SubscriptionUserData {
 	var root map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &root) != nil || root == nil {
 		return SubscriptionUserData{}

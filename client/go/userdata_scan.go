@@ -1,0 +1,281 @@
+package lagassign
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// memberUserData is what the leader reads of a member's subscription user
+// data: owned partitions with topics in name order (a slice, not a map: a
+// million owned partitions are 2,000 members' slices), the rest as given.
+type memberUserData struct {
+	owned      []topicPartitions
+	generation *int32
+	instanceID *string
+	rack       *string
+}
+
+// interner gives every member's copy of a topic name one string.
+type interner map[string]string
+
+func (names interner) of(raw []byte) string {
+	if name, ok := names[string(raw)]; ok {
+		return name
+	}
+	name := string(raw)
+	names[name] = name
+	return name
+}
+
+// scanSubscription reads user data of exactly the shape every shim writes
+// ({"v", "owned", "generation", "instance_id", "rack"}, strings without
+// escapes) in one pass without reflection; ok is false for anything else,
+// which decodeSubscription then reads with encoding/json.
+func scanSubscription(raw []byte, names interner) (data memberUserData, ok bool) {
+	s := &scanner{b: raw}
+	if !s.next('{') {
+		return data, false
+	}
+	if !s.next('}') {
+		for {
+			key, ok := s.rawString()
+			if !ok || !s.next(':') {
+				return data, false
+			}
+			switch string(key) {
+			case "v":
+				ok = !s.null() && s.integerOK()
+			case "owned":
+				ok = s.owned(&data, names)
+			case "generation":
+				data.generation, ok = s.nullableInt32()
+			case "instance_id":
+				data.instanceID, ok = s.nullableString()
+			case "rack":
+				data.rack, ok = s.nullableString()
+			default:
+				ok = false
+			}
+			if !ok {
+				return data, false
+			}
+			if s.next(',') {
+				continue
+			}
+			if s.next('}') {
+				break
+			}
+			return data, false
+		}
+	}
+	s.space()
+	return data, s.i == len(s.b)
+}
+
+// scanner is a cursor over JSON text.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next consumes c after any space.
+func (s *scanner) next(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) null() bool {
+	s.space()
+	if strings.HasPrefix(string(s.b[s.i:min(s.i+4, len(s.b))]), "null") {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// rawString is a string's bytes; false for escapes, control characters or
+// invalid UTF-8, which encoding/json reads.
+func (s *scanner) rawString() ([]byte, bool) {
+	s.space()
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	ascii := true
+	for j := start; j < len(s.b); j++ {
+		c := s.b[j]
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(s.b[start:j]) {
+				return nil, false
+			}
+			s.i = j + 1
+			return s.b[start:j], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// integer is a JSON integer of at most 10 digits (no fraction, no exponent).
+func (s *scanner) integer() (int64, bool) {
+	s.space()
+	negative := s.i < len(s.b) && s.b[s.i] == '-'
+	if negative {
+		s.i++
+	}
+	start := s.i
+	value := int64(0)
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		value = value*10 + int64(s.b[s.i]-'0')
+		s.i++
+	}
+	digits := s.i - start
+	if digits == 0 || digits > 10 || (digits > 1 && s.b[start] == '0') {
+		return 0, false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return 0, false
+	}
+	if negative {
+		value = -value
+	}
+	return value, true
+}
+
+func (s *scanner) integerOK() bool {
+	_, ok := s.integer()
+	return ok
+}
+
+func (s *scanner) nullableInt32() (*int32, bool) {
+	if s.null() {
+		return nil, true
+	}
+	value, ok := s.integer()
+	if !ok || value < math.MinInt32 || value > math.MaxInt32 {
+		return nil, false
+	}
+	narrow := int32(value)
+	return &narrow, true
+}
+
+// nullableString is a string (nil when null or empty, as the lenient reader has it).
+func (s *scanner) nullableString() (*string, bool) {
+	if s.null() {
+		return nil, true
+	}
+	raw, ok := s.rawString()
+	if !ok {
+		return nil, false
+	}
+	if len(raw) == 0 {
+		return nil, true
+	}
+	text := string(raw)
+	return &text, true
+}
+
+// owned reads {"topic": [partition, ...], ...}: negative ids dropped, each
+// topic's ids sorted once, topics in name order; a topic named twice is left
+// to encoding/json.
+func (s *scanner) owned(data *memberUserData, names interner) bool {
+	data.owned = nil
+	if s.null() {
+		return true
+	}
+	if !s.next('{') {
+		return false
+	}
+	if s.next('}') {
+		return true
+	}
+	type span struct {
+		topic      string
+		start, end int
+	}
+	var spans []span
+	var ids []int32
+	for {
+		key, ok := s.rawString()
+		if !ok || !s.next(':') {
+			return false
+		}
+		start := len(ids)
+		if !s.null() {
+			if !s.next('[') {
+				return false
+			}
+			if !s.next(']') {
+				for {
+					value, ok := s.integer()
+					if !ok || value < math.MinInt32 || value > math.MaxInt32 {
+						return false
+					}
+					if value >= 0 {
+						ids = append(ids, int32(value))
+					}
+					if s.next(',') {
+						continue
+					}
+					if s.next(']') {
+						break
+					}
+					return false
+				}
+			}
+		}
+		spans = append(spans, span{names.of(key), start, len(ids)})
+		if s.next(',') {
+			continue
+		}
+		if s.next('}') {
+			break
+		}
+		return false
+	}
+	owned := make([]topicPartitions, 0, len(spans))
+	for _, sp := range spans {
+		if sp.end == sp.start {
+			continue
+		}
+		partitions := ids[sp.start:sp.end:sp.end]
+		if !slices.IsSorted(partitions) {
+			slices.Sort(partitions)
+		}
+		owned = append(owned, topicPartitions{sp.topic, slices.Compact(partitions)})
+	}
+	byName := func(a, b topicPartitions) int { return strings.Compare(a.topic, b.topic) }
+	if !slices.IsSortedFunc(owned, byName) {
+		slices.SortFunc(owned, byName)
+	}
+	for i := 1; i < len(owned); i++ {
+		if owned[i].topic == owned[i-1].topic {
+			return false
+		}
+	}
+	if len(owned) > 0 {
+		data.owned = owned
+	}
+	return true
+}
