@@ -153,6 +153,14 @@ func (f *formReader) members(raw map[string]json.RawMessage, key string) (map[st
 			f.firstIndexed = firstOf(f.firstIndexed, where)
 			p, err = readIndexed(value, where)
 		case len(value) > 0 && value[0] == '{':
+			if scanned, ok, err := scanPacked(value, where); ok {
+				if err != nil {
+					return nil, err
+				}
+				f.firstPacked = firstOf(f.firstPacked, where)
+				out[id] = scanned
+				continue
+			}
 			var fields map[string]json.RawMessage
 			if json.Unmarshal(value, &fields) != nil {
 				return nil, malformed("%s is not an object", where)

@@ -28,6 +28,12 @@ func readPacked(fields map[string]json.RawMessage, where string) (pairs, error) 
 	if err != nil {
 		return pairs{}, err
 	}
+	return packedPairs(topics, partitions, where)
+}
+
+// packedPairs checks the two arrays: equally long, in strictly ascending
+// (topic index, partition) order.
+func packedPairs(topics, partitions []int32, where string) (pairs, error) {
 	if len(topics) != len(partitions) {
 		return pairs{}, malformed("%s has %d topic indices but %d partitions", where, len(topics), len(partitions))
 	}
@@ -40,6 +46,56 @@ func readPacked(fields map[string]json.RawMessage, where string) (pairs, error) 
 	return pairs{topics: topics, partitions: partitions}, nil
 }
 
+// scanPacked reads a packed member's object in one pass when it is exactly
+// the two fields with strings without escapes; ok is false for anything
+// else, which readPacked reads and names.
+func scanPacked(value []byte, where string) (p pairs, ok bool, err error) {
+	s := &scanner{b: value}
+	if !s.next('{') {
+		return pairs{}, false, nil
+	}
+	var topics, partitions []byte
+	for {
+		key, ok := s.rawString()
+		if !ok || !s.next(':') {
+			return pairs{}, false, nil
+		}
+		text, ok := s.rawString()
+		if !ok {
+			return pairs{}, false, nil
+		}
+		switch {
+		case string(key) == "topic_indices" && topics == nil:
+			topics = text
+		case string(key) == "partitions" && partitions == nil:
+			partitions = text
+		default:
+			return pairs{}, false, nil
+		}
+		if s.next(',') {
+			continue
+		}
+		if s.next('}') {
+			break
+		}
+		return pairs{}, false, nil
+	}
+	s.space()
+	if s.i != len(s.b) || topics == nil || partitions == nil {
+		return pairs{}, false, nil
+	}
+	topicIndices, err := base64Integers(topics, "topic_indices", where)
+	if err != nil {
+		return pairs{}, true, err
+	}
+	partitionIDs, err := base64Integers(partitions, "partitions", where)
+	if err != nil {
+		return pairs{}, true, err
+	}
+	p, err = packedPairs(topicIndices, partitionIDs, where)
+	return p, true, err
+}
+
 // packedIntegers decodes one field's base64 as little-endian integers below 2^31.
 func packedIntegers(fields map[string]json.RawMessage, field, where string) ([]int32, error) {
 	raw, present := fields[field]
@@ -50,10 +106,18 @@ func packedIntegers(fields map[string]json.RawMessage, field, where string) ([]i
 	if json.Unmarshal(raw, &text) != nil {
 		return nil, malformed("%s is not %s: '%s' is not a string", where, packedShape, field)
 	}
-	bytes, err := base64.StdEncoding.Strict().DecodeString(text)
+	return base64Integers([]byte(text), field, where)
+}
+
+// base64Integers decodes standard base64 (with padding) as little-endian
+// integers below 2^31.
+func base64Integers(text []byte, field, where string) ([]int32, error) {
+	bytes := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Strict().Decode(bytes, text)
 	if err != nil {
 		return nil, malformed("%s.%s is not base64 (RFC 4648, with padding): %v", where, field, err)
 	}
+	bytes = bytes[:n]
 	if len(bytes)%4 != 0 {
 		return nil, malformed("%s.%s is %d bytes, not a whole number of 4-byte integers", where, field, len(bytes))
 	}
