@@ -82,13 +82,12 @@ class AdviceTracker:
         group = self._forecast.group_forecast(snapshot.group_id) if self._forecast else None
         forecast = group.topics if group is not None else None
         rates = self._rates
-        if rates is None or self._model == "backlog":
+        forecast_first = forecast is not None and forecast_covers(snapshot, forecast)
+        if rates is None or self._model == "backlog" or forecast_first:
             return (*weighed(snapshot, forecast=forecast), None)
         if self._model == "drain":
-            if forecast is None or not forecast_covers(snapshot, forecast):
-                drained_snapshot, horizon = drained(snapshot, rates, self._capacity)
-                return drained_snapshot, "kafka-drain", horizon.capacity
-            return (*weighed(snapshot, forecast=forecast), None)
+            drained_snapshot, horizon = drained(snapshot, rates, self._capacity)
+            return drained_snapshot, "kafka-drain", horizon.capacity
         group_id = snapshot.group_id
 
         def produce_rate(topic: str, partition: int) -> float | None:
