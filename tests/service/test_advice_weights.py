@@ -9,8 +9,12 @@ gain) is not advised at a 30 % share, while the same group by lag is (46 %).
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from datetime import timedelta
 from pathlib import Path
+
+import pytest
 
 from lagassign.forecast.source import ForecastSource
 from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
@@ -20,7 +24,8 @@ from lagassign.groups.advice_weights import forecast_covers, weighed
 from lagassign.groups.assignment_digest import assignment_digest
 from lagassign.http.schemas_groups import AdviceOut
 from lagassign.lagview.listeners import Refresh
-from tests.service.group_builders import AS_OF, snapshot_of
+from lagassign.rates.window import RateWindow
+from tests.service.group_builders import AS_OF, lag_row, snapshot_of
 
 SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
 SNAPSHOT = snapshot_of("g", SKEWED, {"t0": [900, 800, 10, 10]})
@@ -130,3 +135,37 @@ def test_the_advice_names_the_digest_of_the_assignment_it_weighed() -> None:
     assert body["assignment_digest"] == assignment_digest(live)
     stale = advise("g", None, None, now=AS_OF, kafka_up=True, policy=POLICY).advice
     assert AdviceOut.of(stale).model_dump()["assignment_digest"] is None
+
+
+def test_under_drain_the_tracker_weighs_drain_weights_and_projects_seconds() -> None:
+    # c-1 reads 100 records/s off a 10,000 backlog on t0-0 (t0-1 stays 800 behind); c-2
+    # keeps 10 behind on t0-2 and t0-3, each produced to at 50 records/s. Both read 100
+    # records/s with lag to read: the capacity. At the last refresh: lags 9,000, 800, 10,
+    # 10; 9,820 records over 2 x 100 - 100 records/s to spare: a 98.2 s horizon.
+    window = RateWindow(refresh_interval_s=1)
+    shots = []
+    for i in range(11):
+        rows = (
+            lag_row("t0", 0, None, "c-1", committed=10_000 + 100 * i, end=20_000),
+            lag_row("t0", 1, 800, "c-1", committed=0, end=800),
+            lag_row("t0", 2, 10, "c-2", committed=990 + 50 * i, end=1_000 + 50 * i),
+            lag_row("t0", 3, 10, "c-2", committed=990 + 50 * i, end=1_000 + 50 * i),
+        )
+        rows = (dataclasses.replace(rows[0], lag=10_000 - 100 * i), *rows[1:])
+        shots.append(
+            dataclasses.replace(SNAPSHOT, as_of=AS_OF + timedelta(seconds=i), partitions=rows)
+        )
+    for s in shots:
+        asyncio.run(window.refreshed(Refresh(0.0, True, [s])))
+    tracker = AdviceTracker(POLICY, clock=lambda: shots[-1].as_of)
+    tracker.weigh_with(None, window, "drain")
+    tracker.observe(
+        Refresh(duration_s=0.1, ok=True, fresh=(shots[-1],)), kafka_up=True, groups={"g"}
+    )
+    advice = tracker.advice_of("g")
+    assert advice is not None
+    assert advice.lag_source == "kafka-drain"
+    # c-2: 2 x (10 + 50 x 98.2) = 9,840 outweighs c-1's 9,800
+    assert advice.worst_lag_now == 9_840
+    assert advice.catch_up_now_s == pytest.approx(98.4)
+    assert "drain weight" in advice.reason
