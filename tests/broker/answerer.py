@@ -5,7 +5,8 @@ not part of these tests; this server answers the broker plugin directly. Healthy
 returns a known, deliberately lopsided but valid assignment keyed by the topic ids it
 received (member ``i`` in member-id order gets ``i + 1`` partitions, the last one the
 rest), which Kafka's ``uniform`` never gives, so a group that ends with it was assigned
-by the plugin. :attr:`Answerer.fault` turns it into a fault the plugin must survive:
+by the plugin; in the form the request asks for (the plugin asks for ``packed``).
+:attr:`Answerer.fault` turns it into a fault the plugin must survive:
 
 - ``slow``: the answer comes ``slow_s`` seconds late, long past the plugin's deadline;
 - ``late``: the healthy answer, ``late_s`` seconds late (within a deadline raised for it);
@@ -33,6 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import httpx
+
+from tests.client.answers import packed
 
 Fault = Literal[
     "none",
@@ -71,6 +74,14 @@ def lopsided(request: dict[str, Any]) -> Assignment:
             answer[member].setdefault(topic, []).append(partition)
         start = end
     return answer
+
+
+def in_requested_form(request: dict[str, Any], answer: Assignment) -> dict[str, Any]:
+    """The answer body in the form the request asks for: packed (the plugin's) or nested."""
+    if request.get("answer_form") == "packed":
+        topics = list(request["partitions"])
+        return {"topics": topics, "assignment": packed(answer, topics), "revoked": {}}
+    return {"assignment": answer, "revoked": {}}
 
 
 class Answerer:
@@ -148,13 +159,13 @@ class Answerer:
         if fault == "slow":
             # Held back past the plugin's deadline; never recorded (the plugin gave up on it).
             self._stopping.wait(self.slow_s)
-            return 200, json.dumps({"assignment": answer, "revoked": {}}).encode()
+            return 200, json.dumps(in_requested_form(request, answer)).encode()
         elif fault == "status-500":
             return 500, b'{"error": {"code": "internal", "message": "injected"}}'
         elif fault == "unknown-group":
             return 404, b'{"error": {"code": "unknown_group", "message": "no member is known"}}'
         elif fault == "malformed-json":
-            return 200, json.dumps({"assignment": answer}).encode()[:-7]
+            return 200, json.dumps(in_requested_form(request, answer)).encode()[:-7]
         elif fault == "missing-partition":
             member = next(m for m in answer if answer[m])
             topic = next(iter(answer[member]))
@@ -165,7 +176,7 @@ class Answerer:
             answer[first].setdefault(topic, []).append(partitions[0])
         with self._lock:
             self.answers.append(answer)
-        return 200, json.dumps({"assignment": answer, "revoked": {}}).encode()
+        return 200, json.dumps(in_requested_form(request, answer)).encode()
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         answerer = self

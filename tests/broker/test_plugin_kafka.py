@@ -22,6 +22,7 @@ from tests.broker.consumers import (
     poll_mixed_until,
     poll_until,
 )
+from tests.client.answers import member_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
@@ -71,7 +72,10 @@ def test_the_plugins_answer_reaches_the_consumers(
     assert "group_id" not in final
     assert final["partitions"] == {topic_id: PARTITIONS}
     assert sorted(m["member_id"] for m in final["members"]) == sorted(state)
-    assert all(m["topics"] == [topic_id] for m in final["members"])
+    # The compact form: each topic list once, a packed answer asked for.
+    assert final["answer_form"] == "packed"
+    assert final["subscriptions"] == [[topic_id]]
+    assert all(t == [topic_id] for t in member_topics(final).values())
     assert all(t[0] == "lagassign" for t in plugin_broker.assignor_times_ms(group))
 
 

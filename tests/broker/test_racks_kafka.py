@@ -41,6 +41,7 @@ from tests.broker.consumers import (
     poll_mixed_until,
 )
 from tests.broker.test_sidecar_kafka import wait_for
+from tests.client.answers import member_topics, nested
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
@@ -166,7 +167,7 @@ def core_balanced(request: dict[str, Any], with_racks: bool) -> Owned:
     members = [
         Member(
             member_id=m["member_id"],
-            topics=tuple(m["topics"]),
+            topics=tuple(member_topics(request)[m["member_id"]]),
             group_instance_id=m.get("group_instance_id"),
             owned={t: tuple(ps) for t, ps in m.get("owned", {}).items()},
             rack=m.get("rack") if with_racks else None,
@@ -232,7 +233,7 @@ def test_partitions_go_to_members_in_their_replicas_racks(
                 exchange = last_answer(rack_cluster.proxy, set(state))
                 if exchange is None:
                     return None
-                answer = json.loads(exchange.reply)["assignment"]
+                answer = nested(json.loads(exchange.reply))
                 given = {m: {(t, p) for t, ps in a.items() for p in ps} for m, a in answer.items()}
                 if given != by_topic_id(state, topic, topic_id):
                     return None

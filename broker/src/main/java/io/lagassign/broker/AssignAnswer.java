@@ -3,10 +3,16 @@ package io.lagassign.broker;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -16,9 +22,11 @@ import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 /**
  * Reads the sidecar's answer and checks it against the group's spec before the coordinator sees it.
  *
- * <p>Used only when it is the answer's shape ({@code {"assignment": {member id: {topic id: [partition,
- * …]}}, …}}), every member asked about is present, every partition of every subscribed topic is
- * given exactly once, only to a member subscribed to its topic, nothing unknown appears, and nothing
+ * <p>Used only when it is the answer's shape: the packed form the plugin asks for ({@code {"topics":
+ * [topic id, …], "assignment": {member id: {"topic_indices": "<base64>", "partitions": "<base64>"}},
+ * …}}, two arrays of little-endian unsigned 32-bit integers per member, docs/http-api.md), or the
+ * nested form ({@code {"assignment": {member id: {topic id: [partition, …]}}, …}}); and every member
+ * asked about is present, every partition of every subscribed topic is given exactly once, only to a member subscribed to its topic, nothing unknown appears, and nothing
  * is withheld in {@code revoked} (the coordinator revokes and hands over partitions itself, so the
  * answer is always the full target assignment). Other fields are ignored.
  */
@@ -62,13 +70,16 @@ final class AssignAnswer {
         Map<String, BitSet> given = new HashMap<>();
         view.topics().keySet().forEach(topic -> given.put(topic, new BitSet()));
         Map<String, Map<Uuid, Set<Integer>>> assignment = null;
+        List<Packed> packed = new ArrayList<>();
+        List<String> topics = null;
         String groupId = null;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String field = json.currentName();
             JsonToken value = json.nextToken();
             switch (field) {
-                case "assignment" -> assignment = readAssignment(json, value, view, asked, given, deadlineNanos);
+                case "assignment" -> assignment = readAssignment(json, value, view, asked, given, packed, deadlineNanos);
                 case "revoked" -> checkNothingRevoked(json, value);
+                case "topics" -> topics = readTopics(json, value);
                 case "group_id" -> groupId = value == JsonToken.VALUE_STRING ? json.getText() : null;
                 default -> json.skipChildren();
             }
@@ -78,6 +89,19 @@ final class AssignAnswer {
         }
         if (assignment == null) {
             throw malformed("the answer has no 'assignment' object");
+        }
+        if (!packed.isEmpty()) {
+            if (topics == null) {
+                throw malformed("the packed answer has no 'topics' list");
+            }
+            int done = 0;
+            for (Packed member : packed) {
+                if (++done % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
+                    AssignRequest.checkDeadline(deadlineNanos, "unpacking the answer (" + done + " of "
+                            + packed.size() + " members)");
+                }
+                assignment.put(member.memberId(), unpack(member, topics, view, given));
+            }
         }
         for (String memberId : asked.keySet()) {
             if (!assignment.containsKey(memberId)) {
@@ -98,13 +122,33 @@ final class AssignAnswer {
         return new Checked(new GroupAssignment(members), groupId);
     }
 
+    /** A member of a packed answer, read once {@code topics} is known. */
+    private record Packed(String memberId, GroupView.Member member, String topicIndices, String partitions) {
+    }
+
+    private static List<String> readTopics(JsonParser json, JsonToken value) throws IOException, FallbackException {
+        if (value != JsonToken.START_ARRAY) {
+            throw malformed("'topics' is not a list");
+        }
+        List<String> out = new ArrayList<>();
+        JsonToken item;
+        while ((item = json.nextToken()) != JsonToken.END_ARRAY) {
+            if (item != JsonToken.VALUE_STRING) {
+                throw malformed("'topics' is not a list of topic ids");
+            }
+            out.add(json.getText());
+        }
+        return out;
+    }
+
     private static Map<String, Map<Uuid, Set<Integer>>> readAssignment(JsonParser json, JsonToken value, GroupView view,
-            Map<String, GroupView.Member> asked, Map<String, BitSet> given, long deadlineNanos)
+            Map<String, GroupView.Member> asked, Map<String, BitSet> given, List<Packed> packed, long deadlineNanos)
             throws IOException, FallbackException {
         if (value != JsonToken.START_OBJECT) {
             throw malformed("'assignment' is not an object");
         }
         Map<String, Map<Uuid, Set<Integer>>> out = new HashMap<>();
+        Set<String> seen = new HashSet<>();
         int read = 0;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             if (++read % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
@@ -116,64 +160,150 @@ final class AssignAnswer {
             if (member == null) {
                 throw invalid("the answer names member '" + memberId + "', not asked about");
             }
-            if (out.containsKey(memberId)) {
+            if (!seen.add(memberId)) {
                 throw malformed("the answer lists member '" + memberId + "' twice");
             }
             if (json.nextToken() != JsonToken.START_OBJECT) {
                 throw malformed("assignment['" + memberId + "'] is not an object");
             }
             Map<Uuid, Set<Integer>> partitionsOf = new HashMap<>();
+            String topicIndices = null;
+            String packedPartitions = null;
             while (json.nextToken() == JsonToken.FIELD_NAME) {
                 String topicText = json.currentName();
-                if (json.nextToken() != JsonToken.START_ARRAY) {
+                JsonToken inner = json.nextToken();
+                if (inner == JsonToken.VALUE_STRING) {
+                    // The packed form: {"topic_indices": "<base64>", "partitions": "<base64>"}.
+                    switch (topicText) {
+                        case "topic_indices" -> topicIndices = json.getText();
+                        case "partitions" -> packedPartitions = json.getText();
+                        default -> throw malformed("assignment['" + memberId + "'] has an unknown field '"
+                                + topicText + "'");
+                    }
+                    continue;
+                }
+                if (inner != JsonToken.START_ARRAY) {
                     throw malformed("assignment['" + memberId + "']['" + topicText + "'] is not a list");
                 }
-                GroupView.Topic topic = view.topic(topicText).orElse(null);
-                boolean subscribed = member.topicSet().contains(topicText);
-                BitSet taken = topic == null ? null : given.get(topicText);
-                int[] mine = new int[16];
-                int count = 0;
+                Taker taker = new Taker(memberId, member, topicText, view, given);
                 JsonToken item;
                 while ((item = json.nextToken()) != JsonToken.END_ARRAY) {
                     if (item != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != JsonParser.NumberType.INT) {
                         throw malformed("assignment['" + memberId + "']['" + topicText
                                 + "'] is not a list of partition ids");
                     }
-                    int partition = json.getIntValue();
-                    if (topic == null) {
-                        throw invalid("the answer gives unknown topic id '" + topicText + "' to '" + memberId + "'");
-                    }
-                    if (!subscribed) {
-                        throw invalid("the answer gives topic " + topicText + " to '" + memberId
-                                + "', not subscribed to it");
-                    }
-                    if (partition < 0 || partition >= topic.partitions()) {
-                        throw invalid("the answer gives unknown partition " + topicText + "-" + partition);
-                    }
-                    if (taken.get(partition)) {
-                        throw invalid("the answer gives " + topicText + "-" + partition + " twice");
-                    }
-                    taken.set(partition);
-                    if (count == mine.length) {
-                        mine = Arrays.copyOf(mine, count * 2);
-                    }
-                    mine[count++] = partition;
+                    taker.take(json.getIntValue());
                 }
-                if (count > 0) {
-                    Integer[] boxed = new Integer[count];
-                    for (int i = 0; i < count; i++) {
-                        boxed[i] = mine[i];
-                    }
-                    // Set.of: compact and immutable; the ids are distinct (checked above).
-                    Set<Integer> earlier = partitionsOf.put(topic.id(), Set.of(boxed));
-                    if (earlier != null) {
-                        throw malformed("assignment['" + memberId + "'] lists topic " + topicText + " twice");
-                    }
+                taker.into(partitionsOf, true);
+            }
+            if (topicIndices != null || packedPartitions != null) {
+                if (topicIndices == null || packedPartitions == null || !partitionsOf.isEmpty()) {
+                    throw malformed("assignment['" + memberId + "'] must be {\"topic_indices\": …, \"partitions\": …}");
                 }
+                packed.add(new Packed(memberId, member, topicIndices, packedPartitions));
+                continue;
             }
             out.put(memberId, partitionsOf);
         }
         return out;
+    }
+
+    private static Map<Uuid, Set<Integer>> unpack(Packed packed, List<String> topics, GroupView view,
+            Map<String, BitSet> given) throws FallbackException {
+        int[] topicIndices = littleEndian(packed, "topic_indices", packed.topicIndices());
+        int[] partitions = littleEndian(packed, "partitions", packed.partitions());
+        if (topicIndices.length != partitions.length) {
+            throw malformed("assignment['" + packed.memberId() + "'] has " + topicIndices.length + " topic indices and "
+                    + partitions.length + " partitions");
+        }
+        Map<Uuid, Set<Integer>> partitionsOf = new HashMap<>();
+        Map<Integer, Taker> takers = new HashMap<>();
+        for (int i = 0; i < partitions.length; i++) {
+            int index = topicIndices[i];
+            if (index < 0 || index >= topics.size()) {
+                throw malformed("assignment['" + packed.memberId() + "'] names topic index " + index + " of "
+                        + topics.size());
+            }
+            Taker taker = takers.get(index);
+            if (taker == null) {
+                taker = new Taker(packed.memberId(), packed.member(), topics.get(index), view, given);
+                takers.put(index, taker);
+            }
+            taker.take(partitions[i]);
+        }
+        for (Taker taker : takers.values()) {
+            taker.into(partitionsOf, false);
+        }
+        return partitionsOf;
+    }
+
+    private static int[] littleEndian(Packed packed, String field, String base64) throws FallbackException {
+        byte[] bytes;
+        try {
+            bytes = Base64.getDecoder().decode(base64);
+        } catch (IllegalArgumentException e) {
+            throw malformed("assignment['" + packed.memberId() + "']['" + field + "'] is not base64");
+        }
+        if (bytes.length % 4 != 0) {
+            throw malformed("assignment['" + packed.memberId() + "']['" + field + "'] is not 4-byte integers");
+        }
+        int[] out = new int[bytes.length / 4];
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
+        return out;
+    }
+
+    /** One member's partitions of one topic, each checked against the spec as it is taken. */
+    private static final class Taker {
+        private final String memberId;
+        private final String topicText;
+        private final GroupView.Topic topic;
+        private final boolean subscribed;
+        private final BitSet taken;
+        private int[] mine = new int[16];
+        private int count;
+
+        Taker(String memberId, GroupView.Member member, String topicText, GroupView view, Map<String, BitSet> given) {
+            this.memberId = memberId;
+            this.topicText = topicText;
+            this.topic = view.topic(topicText).orElse(null);
+            this.subscribed = member.topicSet().contains(topicText);
+            this.taken = topic == null ? null : given.get(topicText);
+        }
+
+        void take(int partition) throws FallbackException {
+            if (topic == null) {
+                throw invalid("the answer gives unknown topic id '" + topicText + "' to '" + memberId + "'");
+            }
+            if (!subscribed) {
+                throw invalid("the answer gives topic " + topicText + " to '" + memberId + "', not subscribed to it");
+            }
+            if (partition < 0 || partition >= topic.partitions()) {
+                throw invalid("the answer gives unknown partition " + topicText + "-" + partition);
+            }
+            if (taken.get(partition)) {
+                throw invalid("the answer gives " + topicText + "-" + partition + " twice");
+            }
+            taken.set(partition);
+            if (count == mine.length) {
+                mine = Arrays.copyOf(mine, count * 2);
+            }
+            mine[count++] = partition;
+        }
+
+        void into(Map<Uuid, Set<Integer>> partitionsOf, boolean listedOnce) throws FallbackException {
+            if (count == 0) {
+                return;
+            }
+            Integer[] boxed = new Integer[count];
+            for (int i = 0; i < count; i++) {
+                boxed[i] = mine[i];
+            }
+            // Set.of: compact and immutable; the ids are distinct (checked above).
+            Set<Integer> earlier = partitionsOf.put(topic.id(), Set.of(boxed));
+            if (earlier != null && listedOnce) {
+                throw malformed("assignment['" + memberId + "'] lists topic " + topicText + " twice");
+            }
+        }
     }
 
     private static void checkNothingRevoked(JsonParser json, JsonToken value) throws IOException, FallbackException {
@@ -188,7 +318,16 @@ final class AssignAnswer {
                 throw malformed("revoked['" + json.currentName() + "'] is not an object");
             }
             while (json.nextToken() == JsonToken.FIELD_NAME) {
-                if (json.nextToken() != JsonToken.START_ARRAY) {
+                JsonToken inner = json.nextToken();
+                if (inner == JsonToken.VALUE_STRING) {
+                    // The packed form: two base64 arrays, empty when nothing is withheld.
+                    if (!json.getText().isEmpty()) {
+                        throw invalid("the answer withholds partitions in 'revoked'; the coordinator revokes "
+                                + "partitions itself, so the answer must be the full target assignment");
+                    }
+                    continue;
+                }
+                if (inner != JsonToken.START_ARRAY) {
                     throw malformed("'revoked' is not lists of partition ids");
                 }
                 if (json.nextToken() != JsonToken.END_ARRAY) {

@@ -5,6 +5,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,12 +15,18 @@ import java.util.Set;
  * The body of {@code POST /assign} for one consumer-protocol group, in the topic-id form:
  *
  * <pre>
- * {"topic_ids": true,
+ * {"topic_ids": true, "answer_form": "packed",
+ *  "subscriptions": [["&lt;topic id&gt;", …], …],
  *  "members": [{"member_id": "…", "group_instance_id": null, "rack": "a",
- *               "topics": ["&lt;topic id&gt;"], "owned": {"&lt;topic id&gt;": [0, 2]}}],
+ *               "subscription": 0, "owned": {"&lt;topic id&gt;": [0, 2]}}],
  *  "partitions": {"&lt;topic id&gt;": 3},
  *  "partition_racks": {"&lt;topic id&gt;": [["a", "b"], …]}}
  * </pre>
+ *
+ * <p>The compact form (docs/http-api.md): each distinct topic list once in {@code subscriptions},
+ * each member naming its list by position, and the answer asked for {@code packed} (two base64
+ * arrays per member, read by {@link AssignAnswer}), so a large group costs a few strings per member
+ * each way rather than one per topic and partition.
  *
  * No {@code group_id}: the coordinator does not tell an assignor which group it assigns; the
  * sidecar resolves the group from the member ids. {@code partition_racks} is there only when a
@@ -60,6 +69,30 @@ final class AssignRequest {
         try (JsonGenerator json = JSON.createGenerator(out)) {
             json.writeStartObject();
             json.writeBooleanField("topic_ids", true);
+            json.writeStringField("answer_form", "packed");
+            Map<List<String>, Integer> byIdentity = new IdentityHashMap<>();
+            Map<List<String>, Integer> byValue = new HashMap<>();
+            int[] subscriptionOf = new int[view.members().size()];
+            json.writeArrayFieldStart("subscriptions");
+            int m = 0;
+            for (GroupView.Member member : view.members()) {
+                Integer index = byIdentity.get(member.topics());
+                if (index == null) {
+                    index = byValue.get(member.topics());
+                    if (index == null) {
+                        index = byValue.size();
+                        byValue.put(member.topics(), index);
+                        json.writeStartArray();
+                        for (String topic : member.topics()) {
+                            json.writeString(topic);
+                        }
+                        json.writeEndArray();
+                    }
+                    byIdentity.put(member.topics(), index);
+                }
+                subscriptionOf[m++] = index;
+            }
+            json.writeEndArray();
             json.writeArrayFieldStart("members");
             int written = 0;
             for (GroupView.Member member : view.members()) {
@@ -71,11 +104,7 @@ final class AssignRequest {
                 json.writeStringField("member_id", member.memberId());
                 json.writeStringField("group_instance_id", member.instanceId());
                 json.writeStringField("rack", member.rack());
-                json.writeArrayFieldStart("topics");
-                for (String topic : member.topics()) {
-                    json.writeString(topic);
-                }
-                json.writeEndArray();
+                json.writeNumberField("subscription", subscriptionOf[written - 1]);
                 json.writeObjectFieldStart("owned");
                 for (String topic : member.topics()) {
                     int[] owned = member.owned().get(topic);

@@ -48,6 +48,44 @@ class AssignAnswerTest {
                 "c-3", Map.of()), plain);
     }
 
+    /** A member's packed arrays: base64 of little-endian 32-bit integers. */
+    private static String packed(int... values) {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(4 * values.length)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int value : values) {
+            buffer.putInt(value);
+        }
+        return java.util.Base64.getEncoder().encodeToString(buffer.array());
+    }
+
+    @Test
+    void aPackedAnswerIsReadByTopicIndex() throws FallbackException {
+        // topics[0] is payments, topics[1] orders: the indices, not the order, name them.
+        AssignAnswer.Checked checked = read("{'topics': ['P', 'O'], 'revoked': {'c-1': {'topic_indices': '', "
+                + "'partitions': ''}}, 'assignment': {"
+                + "'c-1': {'topic_indices': '" + packed(1) + "', 'partitions': '" + packed(0) + "'}, "
+                + "'c-2': {'topic_indices': '" + packed(0, 0, 1, 1) + "', 'partitions': '" + packed(0, 1, 1, 2)
+                + "'}}}");
+        assertEquals(Map.of("c-1", Map.of(ORDERS, Set.of(0)), "c-2", Map.of(ORDERS, Set.of(1, 2),
+                PAYMENTS, Set.of(0, 1)), "c-3", Map.of()), Groups.plain(checked.assignment()));
+    }
+
+    @Test
+    void aPackedAnswerIsCheckedLikeANestedOne() {
+        String head = "{'topics': ['P', 'O'], 'assignment': {'c-1': {'topic_indices': '" + packed(1)
+                + "', 'partitions': '" + packed(0) + "'}, 'c-2': {'topic_indices': '";
+        // orders-0 twice, a topic index past the end, arrays of different lengths, not base64, no topics.
+        assertEquals(Fault.INVALID, faultOf(head + packed(0, 0, 1, 1, 1) + "', 'partitions': '"
+                + packed(0, 1, 0, 1, 2) + "'}}}"));
+        assertEquals(Fault.MALFORMED, faultOf(head + packed(0, 0, 2) + "', 'partitions': '" + packed(0, 1, 1) + "'}}}"));
+        assertEquals(Fault.MALFORMED, faultOf(head + packed(0, 0) + "', 'partitions': '" + packed(0) + "'}}}"));
+        assertEquals(Fault.MALFORMED, faultOf(head + "%%%" + "', 'partitions': '" + packed(0) + "'}}}"));
+        assertEquals(Fault.MALFORMED, faultOf("{'assignment': {'c-1': {'topic_indices': '" + packed(1)
+                + "', 'partitions': '" + packed(0) + "'}}}"));
+        assertEquals(Fault.INVALID, faultOf("{'topics': ['P', 'O'], 'revoked': {'c-1': {'topic_indices': '"
+                + packed(1) + "', 'partitions': '" + packed(0) + "'}}, 'assignment': {}}"));
+    }
+
     @Test
     void aMemberMayGetNothingIfListed() throws FallbackException {
         AssignAnswer.Checked checked = read("{'assignment': {'c-1': {}, 'c-2': {'O': [0, 1, 2], 'P': [0, 1]}}}");

@@ -35,10 +35,25 @@ class AssignRequestTest {
         String counts = O.compareTo(P) < 0 ? "'O': 3, 'P': 2" : "'P': 2, 'O': 3";
         // c-0 subscribes to nothing that exists: not asked about. c-1's owned payments-1 is not
         // in its subscription: left out.
-        assertEquals(json("{'topic_ids': true, 'members': ["
-                + "{'member_id': 'c-1', 'group_instance_id': null, 'rack': null, 'topics': ['O'], 'owned': {'O': [0]}}, "
-                + "{'member_id': 'c-2', 'group_instance_id': 'instance-2', 'rack': null, 'topics': [" + topics
-                + "], 'owned': {" + owned2 + "}}], 'partitions': {" + counts + "}}").replace(" ", ""), body);
+        // The compact form: each topic list once, members name theirs by position; a packed answer.
+        assertEquals(json("{'topic_ids': true, 'answer_form': 'packed', 'subscriptions': [['O'], [" + topics + "]], "
+                + "'members': ["
+                + "{'member_id': 'c-1', 'group_instance_id': null, 'rack': null, 'subscription': 0, 'owned': {'O': [0]}}, "
+                + "{'member_id': 'c-2', 'group_instance_id': 'instance-2', 'rack': null, 'subscription': 1, "
+                + "'owned': {" + owned2 + "}}], 'partitions': {" + counts + "}}").replace(" ", ""), body);
+    }
+
+    @Test
+    void membersSharingASubscriptionShareOneEntry() throws FallbackException {
+        Groups.Spec spec = Groups.group().topic(ORDERS, 4).topic(PAYMENTS, 2)
+                .member("c-1", Set.of(ORDERS, PAYMENTS)).member("c-2", Set.of(ORDERS, PAYMENTS))
+                .member("c-3", Set.of(ORDERS)).member("c-4", Set.of(PAYMENTS, ORDERS));
+        String body = new String(AssignRequest.encode(GroupView.of(spec.spec(), spec.describer())),
+                StandardCharsets.UTF_8);
+        String both = O.compareTo(P) < 0 ? "['O','P']" : "['P','O']";
+        assertTrue(body.contains(json("'subscriptions':[" + both + ",['O']]")), body);
+        assertEquals(List.of(0, 0, 1, 0), java.util.regex.Pattern.compile("\"subscription\":(\\d+)").matcher(body)
+                .results().map(r -> Integer.parseInt(r.group(1))).toList());
     }
 
     @Test
