@@ -1,0 +1,152 @@
+"""The pipeline on a real Spark standalone cluster: a master and a worker from pip's pyspark.
+
+Both are started here (``spark-class ...Master`` and ``...Worker``, bound to
+127.0.0.1, stopped by their pids); the test waits on the master's JSON status until
+the worker is ALIVE, then runs the documented ``make pipeline
+SPARK_MASTER=spark://127.0.0.1:<port>`` on a small recorded history. The weights file
+must come out, and the master must have run the job's application on its worker
+(``completedapps``), so the job really ran on the cluster, not in local mode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pyspark
+import pytest
+from pyspark.sql import SparkSession
+
+from harness.poll import eventually
+from lagassign_pipeline.synthetic import synthetic_history, write_history
+from tests.pipeline.test_job import SPEC
+from tests.pipeline.test_make_pipeline import make_pipeline
+
+pytestmark = pytest.mark.spark
+
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+START_S = 120.0
+STOP_S = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Standalone:
+    master_url: str
+    status_url: str
+    processes: list[subprocess.Popen[bytes]]
+
+    def status(self) -> dict[str, Any]:
+        return dict(httpx.get(self.status_url, timeout=5).json())
+
+
+def spark_class(
+    cls: str, args: list[str], log: Path, env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [str(SPARK_HOME / "bin" / "spark-class"), cls, *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(STOP_S)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(STOP_S)
+
+
+@pytest.fixture
+def standalone(tmp_path: Path) -> Iterator[Standalone]:
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(tmp_path / "spark-logs"),
+        "SPARK_WORKER_DIR": str(tmp_path / "spark-work"),
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    port, ui = free_port(), free_port()
+    master_url = f"spark://127.0.0.1:{port}"
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        master = spark_class(
+            "org.apache.spark.deploy.master.Master",
+            ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
+            tmp_path / "master.log",
+            env,
+        )
+        processes.append(master)
+        cluster = Standalone(master_url, f"http://127.0.0.1:{ui}/json/", processes)
+
+        def answering() -> bool:
+            assert master.poll() is None, (tmp_path / "master.log").read_text()[-3000:]
+            try:
+                return cluster.status()["status"] == "ALIVE"
+            except httpx.HTTPError:
+                return False
+
+        eventually(answering, START_S, "the Spark master's status")
+        worker = spark_class(
+            "org.apache.spark.deploy.worker.Worker",
+            [
+                "--host", "127.0.0.1", "--cores", "1", "--memory", "2g",
+                "--webui-port", str(free_port()), "--work-dir", str(tmp_path / "spark-work"),
+                master_url,
+            ],
+            tmp_path / "worker.log",
+            env,
+        )  # fmt: skip
+        processes.append(worker)
+
+        def worker_alive() -> bool:
+            assert worker.poll() is None, (tmp_path / "worker.log").read_text()[-3000:]
+            return any(w["state"] == "ALIVE" for w in cluster.status()["workers"])
+
+        eventually(worker_alive, START_S, "a worker ALIVE on the master")
+        yield cluster
+    finally:
+        for process in reversed(processes):
+            stop(process)
+
+
+def test_make_pipeline_runs_on_a_standalone_master_and_worker(
+    spark: SparkSession, standalone: Standalone, tmp_path: Path
+) -> None:
+    history = tmp_path / "history"
+    write_history(synthetic_history(spark, replace(SPEC, members_per_group=1)), history)
+    weights = tmp_path / "weights.json"
+    make_pipeline(
+        history,
+        weights,
+        tmp_path / "report",
+        f"SPARK_MASTER={standalone.master_url}",
+        "PIPELINE_HORIZON_S=600",
+    )
+    document = json.loads(weights.read_text())
+    assert document["horizon_seconds"] == 600
+    assert len(document["groups"]) == SPEC.groups
+    apps = standalone.status()["completedapps"]
+    assert len(apps) == 1, apps
+    assert apps[0]["state"] == "FINISHED"
