@@ -8,7 +8,7 @@ export PYSPARK_PYTHON := $(abspath $(PY))
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
-	clean demo bench-shim bench-shim-scale dist dist-python dist-java install-java maven-plugins catchup catchup-quick bench-broker soak bench-scale
+	clean demo bench-shim bench-shim-scale dist dist-python dist-shim dist-sidecar dist-java install-java maven-plugins catchup catchup-quick bench-broker bench-plugin soak bench-scale
 
 install: $(VENV)/.installed
 
@@ -29,14 +29,38 @@ $(VENV)/.installed: pyproject.toml client/python/pyproject.toml $(NATIVE_SOURCES
 # Installable artifacts in dist/: the Python shim's wheel and sdist, the Java shim's jars.
 dist: dist-python dist-java
 
-# The Python shim's wheel and sdist (pip install dist/lagassign_client-*.whl), and the
-# sidecar's wheel (dist/lagassign-*.whl), checked to carry the /groups page templates and
-# the compiled lagassign._native.
-dist-python: install
-	rm -rf dist/lagassign_client-* dist/lagassign-[0-9]*.whl client/python/build build
-	$(PY) -m build --sdist --wheel --outdir dist client/python
-	$(PY) -m build --wheel --outdir dist .
-	$(PY) -c "import sys, zipfile; names = set(zipfile.ZipFile(sys.argv[1]).namelist()); \
+# The packaging tools alone (build, wheel, auditwheel) in a venv of their own: building
+# the wheels needs neither the dev environment nor Spark.
+DIST_VENV := var/dist-venv
+DIST_PY := $(DIST_VENV)/bin/python
+$(DIST_VENV)/.ready:
+	test -x $(DIST_PY) || $(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_PY) -m pip install -q build wheel auditwheel
+	touch $@
+
+# The Python shim's wheel and sdist (pure Python: pip install dist/lagassign_client-*.whl),
+# and the sidecar's wheel: abi3 (CPython 3.11 on) and manylinux, the compiled
+# lagassign._native inside, so pip installs it without a Rust toolchain or a C compiler.
+# Building it needs cargo, installing it does not. Its manylinux tag is the one
+# `auditwheel show` finds the extension consistent with (it links only libc and libgcc_s,
+# so there is nothing to graft: the tag is all auditwheel repair would change).
+dist-python: dist-shim dist-sidecar
+
+dist-shim: $(DIST_VENV)/.ready
+	rm -rf dist/lagassign_client-* client/python/build
+	$(DIST_PY) -m build --sdist --wheel --outdir dist client/python
+
+dist-sidecar: $(DIST_VENV)/.ready
+	@command -v cargo >/dev/null || { echo "building the sidecar's wheel needs cargo" \
+		"(https://rustup.rs); installing the wheel does not." >&2; exit 1; }
+	rm -rf dist/lagassign-[0-9]*.whl var/dist-raw build
+	$(DIST_PY) -m build --wheel --outdir var/dist-raw .
+	tag=$$($(DIST_VENV)/bin/auditwheel show var/dist-raw/lagassign-*.whl | tr '\n' ' ' \
+		| sed -n 's/.*consistent with the following platform tag: "\([^"]*\)".*/\1/p'); \
+		test -n "$$tag" || { echo "auditwheel found no manylinux tag for the sidecar's wheel" >&2; exit 1; }; \
+		$(DIST_PY) -m wheel tags --remove --platform-tag "$$tag" var/dist-raw/lagassign-*.whl
+	mkdir -p dist && mv var/dist-raw/lagassign-*-manylinux_*.whl dist/
+	$(DIST_PY) -c "import sys, zipfile; names = set(zipfile.ZipFile(sys.argv[1]).namelist()); \
 		missing = {f'lagassign/groups/templates/{t}.html' for t in ('base', 'cells', 'group', 'groups')} - names; \
 		missing |= set() if any(n.startswith('lagassign/_native.') and n.endswith('.so') for n in names) else {'lagassign/_native*.so'}; \
 		sys.exit(f'the sidecar wheel lacks {sorted(missing)}' if missing else 0)" dist/lagassign-[0-9]*.whl
@@ -146,6 +170,12 @@ bench-scale: install
 # The broker plugin: assign() time beside Kafka's UniformAssignor, fallback time.
 bench-broker: install kafka-dist
 	$(PY) -m bench.broker_plugin
+
+# The broker plugin on a real broker with a real sidecar and confluent-kafka members:
+# assignment times, answered share, moves on a join, time held with a hung sidecar
+# (BENCH_PLUGIN_ARGS="--members 20 --partitions 2000" for a smaller group).
+bench-plugin: install kafka-dist
+	$(PY) -m bench.broker_plugin --real-broker $(BENCH_PLUGIN_ARGS)
 
 # A 10-minute soak of a real sidecar on the real broker, with a broker restart in the
 # middle: per-minute latency, errors, RSS and open files (SOAK_ARGS="--minutes 3" to shorten).

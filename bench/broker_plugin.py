@@ -22,14 +22,36 @@ deadline plus UniformAssignor's own time (``past_deadline_ms`` = p99 - deadline 
 uniform p99, reported for the fallback cases).
 
     .venv/bin/python -m bench.broker_plugin
+
+``--real-broker`` (``make bench-plugin``) measures the plugin where it runs instead: a
+local broker with the plugin calling a real ``lagassign serve``, real confluent-kafka
+members (``group.protocol=consumer``, ``group.remote.assignor=lagassign``) of one group
+subscribed to ten topics with a skewed backlog (ten hot partitions per topic), see
+:func:`real_broker`. One JSON line per deadline tried and one for a hung sidecar:
+``members``, ``partitions``, ``deadline_ms``, ``assign_ms_p50``/``assign_ms_p99`` (the
+coordinator's own "Computed a new target assignment ... in N ms", for every member
+joining or leaving), ``answered_share`` (of those assignments, the share the sidecar
+answered), ``moved_on_join`` (partitions that changed owner when one member joined a
+group on lagassign's answer), ``min_moves_on_join`` (the joiner's share: what any
+count-balanced assignment must move), ``moved_from_uniform`` (the same, for the first
+lagassign answer after ``uniform``'s), and ``held_ms_max`` (the longest assignment while
+the sidecar accepts connections and never answers).
+
+    .venv/bin/python -m bench.broker_plugin --real-broker [--members 50 --partitions 10000]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +75,8 @@ def classpath() -> str:
 
 
 def main() -> int:
+    if "--real-broker" in sys.argv[1:]:
+        return real_broker(sys.argv[1:])
     command = [
         "java",
         "-Xms1g",
@@ -79,6 +103,266 @@ def main() -> int:
             past = float(line["p99_ms"]) - float(line["deadline_ms"]) - uniform_p99[shape]
             line["past_deadline_ms"] = round(past, 3)
         print(json.dumps(line), flush=True)
+    return 0
+
+
+# --- on a real broker (make bench-plugin) ---------------------------------------------
+
+TOPICS = 10
+HOT_PER_TOPIC = 10
+HOT_RECORDS = 50
+SETTLE_S = 300.0
+CYCLES = 3
+COMPUTED = re.compile(
+    r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch \d+"
+    r" with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
+)
+FALLBACK = re.compile(
+    r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
+)
+
+
+class Hung:
+    """A sidecar that accepts connections and never answers (127.0.0.1)."""
+
+    def __init__(self) -> None:
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(64)
+        self.held: list[socket.socket] = []
+        self.stopping = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        self.server.settimeout(0.2)
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.held.append(connection)
+
+    def close(self) -> None:
+        self.stopping.set()
+        for connection in self.held:
+            connection.close()
+        self.server.close()
+
+
+def owners(members: list[Any]) -> dict[tuple[str, int], str]:
+    out: dict[tuple[str, int], str] = {}
+    for consumer in members:
+        for tp in consumer.assignment():
+            out[(tp.topic, tp.partition)] = consumer.memberid()
+    return out
+
+
+def settle(members: list[Any], partitions: int) -> dict[tuple[str, int], str]:
+    """Poll every member until each partition has one owner and every member some (bounded)."""
+    deadline = time.monotonic() + SETTLE_S
+    while time.monotonic() < deadline:
+        for consumer in members:
+            consumer.poll(0.002)
+        state = owners(members)
+        held = sum(len(c.assignment()) for c in members)
+        if len(state) == partitions == held and all(c.assignment() for c in members):
+            return state
+    raise TimeoutError(f"{len(members)} members did not settle on {partitions} partitions")
+
+
+def moved(before: dict[tuple[str, int], str], after: dict[tuple[str, int], str]) -> int:
+    return sum(1 for tp, owner in after.items() if before.get(tp) != owner)
+
+
+def percentile(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, int(-(-q * len(ordered) // 1)) - 1))]
+
+
+def real_broker(argv: list[str]) -> int:
+    from confluent_kafka import Consumer, Producer
+    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.cimpl import NewTopic
+
+    from harness.broker import LocalKafka
+    from harness.poll import eventually
+    from harness.sidecar import free_port, start_sidecar
+
+    parser = argparse.ArgumentParser(prog="bench.broker_plugin --real-broker")
+    parser.add_argument("--real-broker", action="store_true")
+    parser.add_argument("--members", type=int, default=50)
+    parser.add_argument("--partitions", type=int, default=10_000)
+    parser.add_argument("--deadlines", default="50,1000", help="lagassign.timeout.ms to try")
+    args = parser.parse_args(argv)
+    members_n, partitions = args.members, args.partitions
+    per_topic = partitions // TOPICS
+    with tempfile.TemporaryDirectory(prefix="lagassign-bench-plugin-") as tmp:
+        directory = Path(tmp)
+        port = free_port()
+        kafka = LocalKafka(
+            directory / "kafka",
+            heap_opts="-Xms512m -Xmx1g",
+            start_args=(
+                "--lagassign-url",
+                f"http://127.0.0.1:{port}",
+                "--set",
+                "lagassign.breaker.failures=1000",
+                "--set",
+                "group.consumer.min.heartbeat.interval.ms=500",
+                "--set",
+                "group.consumer.heartbeat.interval.ms=500",
+            ),
+        )
+        (directory / "kafka").mkdir()
+        kafka.start(fresh=True, timeout_s=240.0)
+        log = directory / "kafka" / "kafka.log"
+
+        def configs(*more: str) -> None:
+            subprocess.run(
+                [
+                    str(KAFKA_SCRIPT),
+                    "run",
+                    "kafka.admin.ConfigCommand",
+                    "--bootstrap-server",
+                    kafka.bootstrap,
+                    "--entity-type",
+                    "brokers",
+                    "--entity-default",
+                    "--alter",
+                    *more,
+                ],
+                check=True,
+                capture_output=True,
+                timeout=180,
+            )
+
+        sidecar = None
+        members: list[Any] = []
+        try:
+            sidecar = start_sidecar(
+                {
+                    "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
+                    "LAGASSIGN_REFRESH_INTERVAL_S": "2",
+                    "LAGASSIGN_RESET_POLICY": "earliest",
+                },
+                directory / "sidecar.log",
+                port=port,
+            )
+            admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
+            topics = [f"bench-plugin-{t}" for t in range(TOPICS)]
+            for topic in topics:  # one at a time: the controller refuses too large a batch
+                for future in admin.create_topics([NewTopic(topic, per_topic, 1)]).values():
+                    future.result(timeout=300)
+            producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 20})
+            for topic in topics:
+                for p in range(HOT_PER_TOPIC):
+                    for _ in range(HOT_RECORDS):
+                        producer.produce(topic, value=b"x" * 16, partition=p)
+                producer.poll(0)
+            if producer.flush(120) != 0:
+                raise RuntimeError("the backlog was not all sent")
+            group = "bench-plugin"
+
+            def member() -> Any:
+                consumer = Consumer(
+                    {
+                        "bootstrap.servers": kafka.bootstrap,
+                        "group.id": group,
+                        "group.protocol": "consumer",
+                        "group.remote.assignor": "lagassign",
+                        "auto.offset.reset": "earliest",
+                        "enable.auto.commit": False,
+                        "fetch.max.bytes": 1_000_000,
+                    }
+                )
+                consumer.subscribe(topics)
+                return consumer
+
+            members = [member() for _ in range(members_n)]
+            settle(members, partitions)
+            eventually(
+                lambda: (
+                    (body := sidecar.group(group)) is not None and len(body["members"]) == members_n
+                ),
+                120,
+                "the sidecar indexes the group",
+            )
+            share = partitions // (members_n + 1)
+            for deadline_ms in [int(d) for d in args.deadlines.split(",")]:
+                configs("--add-config", f"lagassign.timeout.ms={deadline_ms}")
+                start = len(log.read_text(errors="replace"))
+                joins: list[int] = []
+                state = settle(members, partitions)
+                for _ in range(CYCLES):
+                    joiner = member()
+                    after = settle([*members, joiner], partitions)
+                    joins.append(moved(state, after))
+                    joiner.close()
+                    state = settle(members, partitions)
+                text = log.read_text(errors="replace")[start:]
+                times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
+                reasons = [m["reason"] for m in FALLBACK.finditer(text)]
+                fallbacks = len(reasons)
+                print(
+                    json.dumps(
+                        {
+                            "bench": "broker_plugin_real",
+                            "members": members_n,
+                            "partitions": partitions,
+                            "deadline_ms": deadline_ms,
+                            "assignments": len(times),
+                            "assign_ms_p50": percentile(times, 0.5),
+                            "assign_ms_p99": percentile(times, 0.99),
+                            "answered_share": round(1 - fallbacks / max(1, len(times)), 3),
+                            "fallback_reasons": sorted(set(reasons)),
+                            "moved_from_previous": joins[0],
+                            "moved_on_join": joins[-1],
+                            "moved_on_joins": joins,
+                            "min_moves_on_join": share,
+                        }
+                    ),
+                    flush=True,
+                )
+            hung = Hung()
+            try:
+                configs("--add-config", f"lagassign.url={hung.url},lagassign.timeout.ms=50")
+                start = len(log.read_text(errors="replace"))
+                state = settle(members, partitions)
+                joiner = member()
+                settle([*members, joiner], partitions)
+                joiner.close()
+                settle(members, partitions)
+                text = log.read_text(errors="replace")[start:]
+                times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
+                plugin_ms = [int(m["ms"]) for m in FALLBACK.finditer(text) if m["ms"]]
+                print(
+                    json.dumps(
+                        {
+                            "bench": "broker_plugin_real",
+                            "case": "hung_sidecar",
+                            "plugin_ms_max": max(plugin_ms, default=None),
+                            "members": members_n,
+                            "partitions": partitions,
+                            "deadline_ms": 50,
+                            "assignments": len(times),
+                            "held_ms_max": max(times),
+                            "held_ms": times,
+                        }
+                    ),
+                    flush=True,
+                )
+            finally:
+                hung.close()
+        finally:
+            for consumer in members:
+                consumer.close()
+            if sidecar is not None:
+                sidecar.stop()
+            kafka.stop(120.0)
     return 0
 
 

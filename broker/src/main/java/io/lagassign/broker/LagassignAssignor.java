@@ -168,11 +168,11 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                     (System.nanoTime() - started) / 1000);
             return checked.assignment();
         } catch (FallbackException e) {
-            noteFallback(settings, e.fault(), e.getMessage(), groupSpec);
+            noteFallback(settings, e.fault(), e.getMessage(), groupSpec, started);
         } catch (RuntimeException e) {
             // Deliberately broad: a defect in lagassign must cost the group lagassign, never the
             // coordinator its thread. Kafka's own assignor answers instead.
-            noteFallback(settings, null, e.toString(), groupSpec);
+            noteFallback(settings, null, e.toString(), groupSpec, started);
             LOG.error("lagassign: unexpected error; the group gets '{}'", settings.fallbackName(), e);
         }
         return fallback.assign(groupSpec, describer);
@@ -223,8 +223,9 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                 + "({} got the fallback without asking while it was open)", plugin.takeFallbacksWhileOpen());
     }
 
-    private void noteFallback(Settings settings, Fault fault, String message, GroupSpec groupSpec) {
+    private void noteFallback(Settings settings, Fault fault, String message, GroupSpec groupSpec, long started) {
         String label = fault == null ? BrokerPlugin.ERROR : fault.label();
+        long afterMs = (System.nanoTime() - started) / 1_000_000;
         plugin.recordFallback(label);
         CircuitBreaker breaker = plugin.breaker();
         if (fault == Fault.UNKNOWN_GROUP) {
@@ -244,11 +245,11 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             LOG.debug("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
                     settings.fallbackName(), label, message);
         } else if (fault == Fault.UNKNOWN_GROUP) {
-            LOG.info("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
-                    settings.fallbackName(), label, message);
+            LOG.info("lagassign: a group of {} members gets '{}' ({}) after {} ms: {}", groupSpec.memberIds().size(),
+                    settings.fallbackName(), label, afterMs, message);
         } else {
-            LOG.warn("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
-                    settings.fallbackName(), label, message);
+            LOG.warn("lagassign: a group of {} members gets '{}' ({}) after {} ms: {}", groupSpec.memberIds().size(),
+                    settings.fallbackName(), label, afterMs, message);
         }
     }
 
