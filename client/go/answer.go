@@ -1,7 +1,6 @@
 package lagassign
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -73,12 +72,8 @@ type answerJSON struct {
 // eager rebalance).
 func readAnswer(body []byte, view *groupView) (*answer, error) {
 	var raw answerJSON
-	decoder := json.NewDecoder(bytes.NewReader(body))
-	if err := decoder.Decode(&raw); err != nil {
+	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, malformed("the answer is not JSON of the answer's shape: %v", err)
-	}
-	if decoder.More() {
-		return nil, malformed("the answer is not one JSON object")
 	}
 	if raw.Assignment == nil {
 		return nil, malformed("the answer has no 'assignment' object")
