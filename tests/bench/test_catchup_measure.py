@@ -13,9 +13,9 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
 
 from bench.catchup_figures import Stall, catch_up_at, stalled_s, worst_member
 from bench.catchup_members import PythonGroup
-from bench.catchup_run import produce_counts, run_one
+from bench.catchup_run import held, produce_counts, run_one
 from bench.catchup_sampler import Sample
-from bench.catchup_scenarios import Production, Scenario, lower_bound_s
+from bench.catchup_scenarios import Production, Scenario, all_scenarios, lower_bound_s
 from harness.broker import LocalKafka
 from harness.builders import create_topic
 
@@ -47,6 +47,36 @@ def sample(at: float, lags: list[int], owners: dict[int, str] | None = None) -> 
         owners={("t", p): m for p, m in (owners or {}).items()},
         state="Stable",
     )
+
+
+def test_a_held_scenario_says_whether_the_lag_stayed_bounded() -> None:
+    production = Production({("a", 0): 300.0, ("a", 1): 100.0})  # 400 records/s
+    steady = [Sample(10.0 + t, {("a", 0): 500, ("a", 1): 200}, {}, "Stable") for t in range(9)]
+    line = held(steady, 10.0, production)
+    assert line["lag_end"] == 700
+    assert line["lag_end_s_of_production"] == pytest.approx(1.75)
+    assert line["lag_growth_per_s"] == 0.0
+    assert line["bounded"] is True
+    # a member given more than it reads: 100 records/s more every second
+    growing = [Sample(10.0 + t, {("a", 0): 500 + 100 * t}, {}, "Stable") for t in range(9)]
+    line = held(growing, 10.0, production)
+    assert line["lag_end"] == 1_300
+    assert line["lag_growth_per_s"] == pytest.approx(100.0)
+    assert line["bounded"] is False
+    # samples before the first record do not count
+    assert held(growing, 17.5, production)["held_s"] == pytest.approx(0.5)
+
+
+def test_hot_keys_puts_more_than_one_member_reads_on_two_partitions() -> None:
+    (hot_keys,) = [s for s in all_scenarios(7) if s.name == "hot-keys"]
+    assert hot_keys.hold_s is not None
+    assert hot_keys.caught_up_at_start
+    assert hot_keys.production is not None
+    hot = [key for key, rate in hot_keys.production.rates.items() if rate > hot_keys.rate / 2]
+    assert len(hot) == 2
+    # together they exceed one member, not the group
+    assert sum(hot_keys.production.rates[key] for key in hot) > hot_keys.rate
+    assert hot_keys.production.total_rate() < hot_keys.members * hot_keys.rate
 
 
 def test_catch_up_is_interpolated_between_the_samples_around_the_crossing() -> None:
