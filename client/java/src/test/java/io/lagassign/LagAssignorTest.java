@@ -149,6 +149,26 @@ class LagAssignorTest {
         }
     }
 
+    @Test
+    void anAnswerMadeWithoutAnyLagLogsItsMemberLagUnknown() throws IOException {
+        java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stderr = System.err;
+        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.LAG_BLIND)) {
+            LagAssignor leader = configured(fake.url(), 10_000);  // a busy machine: no timeout here
+            GroupSubscription members = group(fake.url());
+            // slf4j-simple writes to whatever System.err is when it logs.
+            System.setErr(new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                leader.assign(CLUSTER, members);
+            } finally {
+                System.setErr(stderr);
+            }
+        }
+        String log = said.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(log.contains("without full lag (lag_blind)"), log);
+        assertTrue(log.contains("max member lag unknown, mean member lag unknown, lag source none"), log);
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
         "earliest, earliest",
