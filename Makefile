@@ -119,12 +119,12 @@ format: install
 # promtool, on every core (pytest-xdist; CHECK_WORKERS=0 runs them in this one process).
 CHECK_WORKERS ?= auto
 check: lint
-	$(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not kafka and not java and not spark and not browser and not promtool"
+	$(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not kafka and not java and not spark and not browser and not promtool and not dist"
 
 # The Go shim's tests (client/go) need the Go toolchain; its modules come from the Go module proxy.
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 
-test: install harness kafka-dist chromium promtool maven-plugins lint
+test: install harness kafka-dist chromium promtool maven-plugins dist-python lint
 	mvn -q -B -f client/java/pom.xml test
 	mvn -q -B -f broker/pom.xml test
 	$(PY) -m pytest
