@@ -13,7 +13,8 @@ import (
 // fallbackDeadline is the shim's deadline in these tests.
 const fallbackDeadline = 500 * time.Millisecond
 
-// Every fault of the sidecar leaves a new group (nothing committed) reading
+// Every fault of the sidecar (nothing listening, an answer after the deadline,
+// none at all, garbage, a refusal) leaves a new group (nothing committed) reading
 // its whole backlog on franz-go's range balancer, with exactly one WARNING
 // naming the reason, the reason counted and in every member's note, and the
 // deadline kept.
@@ -27,6 +28,8 @@ func TestEveryFallbackLeavesTheGroupConsumingWithOneWarning(t *testing.T) {
 		{"slow", func(t *testing.T) string { return slowSidecar(t, 4*fallbackDeadline) }, lagassign.ReasonTimeout},
 		{"hung", hungSidecar, lagassign.ReasonTimeout},
 		{"garbage", garbageSidecar, lagassign.ReasonMalformed},
+		// The real sidecar under a path it has no route for: 404, in its own error shape.
+		{"status", func(*testing.T) string { return sidecar.url + "/no-such-prefix" }, lagassign.ReasonStatus},
 	}
 	for _, fault := range faults {
 		t.Run(fault.name, func(t *testing.T) {
