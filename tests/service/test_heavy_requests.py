@@ -13,7 +13,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -118,3 +118,36 @@ async def test_a_heavy_request_past_the_bound_gets_503_busy_with_retry_after() -
     assert error["code"] == "busy"
     assert error["details"] == {"max_heavy_requests": 1}
     assert small.status_code == 200
+
+
+@pytest.mark.anyio
+async def test_a_large_body_waits_for_its_turn_before_it_is_read_in_full() -> None:
+    settings = Settings.from_environ(
+        {"LAGASSIGN_MAX_HEAVY_REQUESTS": "1", "LAGASSIGN_HEAVY_WAIT_S": "0.2"}
+    )
+    app = create_app(settings)
+    sent: list[int] = []
+    rest_wanted = asyncio.Event()
+
+    async def chunked_body() -> AsyncIterator[bytes]:
+        """A body past the light size, in two chunks: the second only if asked for."""
+        sent.append(1)
+        yield COMPACT[: len(COMPACT) // 2]
+        rest_wanted.set()
+        sent.append(2)
+        yield COMPACT[len(COMPACT) // 2 :]
+
+    async with served(app) as client:
+        heavy = sidecar_of(app).heavy
+        assert heavy is not None
+        first = asyncio.create_task(
+            client.post("/assign", content=COMPACT, timeout=HEAVY_DEADLINE_S)
+        )
+        await eventually_async(lambda: heavy.busy, 30, "the first heavy request has its turn")
+        second = await client.post("/assign", content=chunked_body())
+        assert (await first).status_code == 200
+    assert second.status_code == 503
+    assert second.json()["error"]["code"] == "busy"
+    # Refused after its first half (past the light size), never reading the second.
+    assert sent == [1]
+    assert not rest_wanted.is_set()

@@ -110,24 +110,26 @@ async def assign(
     started = time.perf_counter()
     require_json(request)
     dry_run = dry_run_of(request)
-    raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
-    large = len(raw) > LIGHT_BODY_BYTES
-    # One pause of the collector from the decoding to the bytes of the answer: the
-    # request's millions of objects live through it and are freed (by their reference
-    # counts) before it ends, so no collection ever walks them.
-    with collector_paused() if large else nullcontext():
-        turn = Turn(heavy)
-        try:
+    turn = Turn(heavy)
+    try:
+        # A large body takes its turn before it is read in full: the bodies held at
+        # once are bounded by the turns, not by the connections.
+        raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s, turn)
+        large = len(raw) > LIGHT_BODY_BYTES
+        # One pause of the collector from the decoding to the bytes of the answer: the
+        # request's millions of objects live through it and are freed (by their reference
+        # counts) before it ends, so no collection ever walks them.
+        with collector_paused() if large else nullcontext():
             body = await answered(
                 raw, turn, started, settings, lag_view, forecast, answers, metrics, rates, dry_run
             )
-        finally:
-            turn.release()
-        if large:
-            # The event loop holds the worker thread's last future (and through it the
-            # answer and its request) until this task next yields: yield once, so they
-            # are freed while the collector is still paused.
-            await asyncio.sleep(0)
+            if large:
+                # The event loop holds the worker thread's last future (and through it the
+                # answer and its request) until this task next yields: yield once, so they
+                # are freed while the collector is still paused.
+                await asyncio.sleep(0)
+    finally:
+        turn.release()
     return Response(body, media_type="application/json")
 
 
@@ -162,8 +164,6 @@ async def answered(
     dry_run: bool = False,
 ) -> bytes:
     """The answer's bytes for the request body ``raw``; recorded and counted unless a dry run."""
-    if len(raw) > LIGHT_BODY_BYTES:
-        await turn.take()
     parsed = await off_loop(turn.held, parse_assign_request, raw, settings.request_limits)
     check_request_limits(parsed, settings.request_limits)
     by_id: Mapping[str, str] | None = None
@@ -262,27 +262,39 @@ def declared_charset(parameters: str) -> str | None:
     return None
 
 
-async def read_body(request: Request, limit: int, timeout_s: float) -> bytearray:
+async def read_body(
+    request: Request, limit: int, timeout_s: float, turn: Turn | None = None
+) -> bytearray:
     """The whole body, refused with 413 as soon as it exceeds ``limit`` bytes.
 
     A body still arriving after ``timeout_s`` is refused with 408. A client that
     goes away mid-body raises Starlette's ClientDisconnect, which
-    :class:`~lagassign.http.errors.UnexpectedErrors` logs at DEBUG.
+    :class:`~lagassign.http.errors.UnexpectedErrors` logs at DEBUG. With a ``turn``,
+    a body past ``LIGHT_BODY_BYTES`` (declared, or as it arrives) takes it before it
+    is read further; the wait for it does not count against ``timeout_s``.
     """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise TooLarge(
             f"the body has {int(declared)} bytes; the limit is {limit} (LAGASSIGN_MAX_BODY_BYTES)"
         )
+    if turn is not None and declared.isdigit() and int(declared) > LIGHT_BODY_BYTES:
+        await turn.take()
     # One buffer grown in place: the body is held once, not as chunks and their join.
     body = bytearray()
     try:
-        async with asyncio.timeout(timeout_s):
+        async with asyncio.timeout(timeout_s) as deadline:
             async for chunk in request.stream():
                 if len(body) + len(chunk) > limit:
                     raise TooLarge(
                         f"the body exceeds the limit of {limit} bytes (LAGASSIGN_MAX_BODY_BYTES)"
                     )
+                if turn is not None and not turn.held and len(body) + len(chunk) > LIGHT_BODY_BYTES:
+                    waited = time.monotonic()
+                    await turn.take()
+                    when = deadline.when()
+                    if when is not None:
+                        deadline.reschedule(when + time.monotonic() - waited)
                 body += chunk
     except TimeoutError:
         raise RequestTimeout(
