@@ -10,7 +10,8 @@ body's size. The cases are those of issue 26:
 - ``compact_400_range`` / ``compact_400_roundrobin``: 5,000 members x 400 topics;
 - ``owned_16mib``: one member whose ``owned`` list is 16 MiB of zeros;
 - ``tiny_members_64mib``: a 64 MiB body of minimal members (refused: too many members);
-- ``racks_64mib``: a 64 MiB body of empty ``partition_racks`` lists.
+- ``racks_64mib``: a 64 MiB body of empty ``partition_racks`` lists;
+- ``topics_2m``: 2,000,000 one-partition topics (the partition cap), one member on none.
 
     .venv/bin/python -m bench.loop_stall [--case NAME ...]
 """
@@ -89,6 +90,11 @@ def racks(size: int) -> bytes:
     )
 
 
+def many_topics(count: int) -> bytes:
+    head = b'{"group_id":"topics","members":[{"member_id":"a","topics":[]}],"partitions":{'
+    return head + b",".join(b'"t%d":1' % i for i in range(count)) + b"}}"
+
+
 CASES: dict[str, Callable[[], bytes]] = {
     "compact_2000": lambda: compact(2_000, None),
     "compact_400_range": lambda: compact(400, "range"),
@@ -96,6 +102,7 @@ CASES: dict[str, Callable[[], bytes]] = {
     "owned_16mib": lambda: owned(16 * MIB),
     "tiny_members_64mib": lambda: tiny_members(64 * MIB - 1024),
     "racks_64mib": lambda: racks(64 * MIB - 1024),
+    "topics_2m": lambda: many_topics(2_000_000),
 }
 
 
