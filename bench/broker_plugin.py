@@ -89,6 +89,7 @@ def main() -> int:
         "-cp",
         classpath(),
         MAIN,
+        *sys.argv[1:],  # MEMBERS PARTITIONS RUNS ...: other sizes than the default ones
     ]
     done = subprocess.run(
         command, check=True, capture_output=True, text=True, timeout=RUN_TIMEOUT_S

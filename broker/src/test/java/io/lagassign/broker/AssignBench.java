@@ -52,8 +52,17 @@ public final class AssignBench {
     private static volatile long answerDelayMs;
 
     public static void main(String[] args) throws IOException {
-        int[][] sizes = {{100, 1_000}, {1_000, 10_000}, {2_000, 100_000}};
-        int[] runs = {200, 60, 20};
+        // members x partitions, and runs of each: the sizes of the issue first (args: M P RUNS ...).
+        int[][] sizes = {{50, 10_000}, {200, 100_000}, {1_000, 10_000}, {2_000, 100_000}};
+        int[] runs = {100, 20, 60, 20};
+        if (args.length >= 3) {
+            sizes = new int[args.length / 3][];
+            runs = new int[args.length / 3];
+            for (int i = 0; i + 2 < args.length; i += 3) {
+                sizes[i / 3] = new int[] {Integer.parseInt(args[i]), Integer.parseInt(args[i + 1])};
+                runs[i / 3] = Integer.parseInt(args[i + 2]);
+            }
+        }
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", exchange -> {
@@ -211,18 +220,32 @@ public final class AssignBench {
                 return Set.of();
             }
         };
-        // A valid answer: the owned (round-robin) assignment, every member listed.
-        StringBuilder json = new StringBuilder("{\"assignment\": {");
+        // A valid answer: the owned (round-robin) assignment, every member listed, in the packed
+        // form the plugin asks for (topics in the request's order: by topic id text).
+        List<String> order = topicIds.stream().map(Uuid::toString).sorted().toList();
+        StringBuilder json = new StringBuilder("{\"topics\": [");
+        for (int t = 0; t < order.size(); t++) {
+            json.append(t == 0 ? "\"" : ",\"").append(order.get(t)).append('"');
+        }
+        json.append("], \"assignment\": {");
         for (int m = 0; m < members; m++) {
             String member = memberIds.get(m);
-            json.append(m == 0 ? "" : ",").append('"').append(member).append("\":{");
-            boolean first = true;
-            for (Map.Entry<Uuid, Set<Integer>> topic : owned.getOrDefault(member, Map.of()).entrySet()) {
-                json.append(first ? "" : ",").append('"').append(topic.getKey()).append("\":");
-                json.append(topic.getValue().stream().sorted().map(String::valueOf).toList().toString().replace(" ", ""));
-                first = false;
+            List<int[]> pairs = new ArrayList<>();
+            owned.getOrDefault(member, Map.of()).forEach((topic, partitionsOf) -> partitionsOf.forEach(p ->
+                    pairs.add(new int[] {order.indexOf(topic.toString()), p})));
+            pairs.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+            java.nio.ByteBuffer indices = java.nio.ByteBuffer.allocate(4 * pairs.size())
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            java.nio.ByteBuffer numbers = java.nio.ByteBuffer.allocate(4 * pairs.size())
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (int[] pair : pairs) {
+                indices.putInt(pair[0]);
+                numbers.putInt(pair[1]);
             }
-            json.append('}');
+            json.append(m == 0 ? "" : ",").append('"').append(member).append("\":{\"topic_indices\":\"")
+                    .append(java.util.Base64.getEncoder().encodeToString(indices.array()))
+                    .append("\",\"partitions\":\"")
+                    .append(java.util.Base64.getEncoder().encodeToString(numbers.array())).append("\"}");
         }
         json.append("}, \"revoked\": {}}");
         return new Group(spec, describer, json.toString().getBytes(StandardCharsets.UTF_8));
