@@ -110,13 +110,13 @@ def test_history_weights_and_pipeline_share_one_volume_and_their_paths() -> None
     assert float(args["horizon-seconds"]) >= 300 + 300 + 284
     assert job["concurrencyPolicy"] == "Forbid"
 
-    def mounted(pod: dict[str, Any], container: dict[str, Any], path: str) -> dict[str, Any]:
+    def mounted(container: dict[str, Any], path: str) -> dict[str, Any]:
         (mount,) = [m for m in container["volumeMounts"] if path.startswith(m["mountPath"] + "/")]
-        return mount
+        return dict(mount)
 
-    assert mounted(consumer_pod, consumer_sidecar, args["weights"]).get("readOnly") is True
-    assert not mounted(recorder, recorder_sidecar, args["history"]).get("readOnly", False)
-    assert not mounted(pipeline_pod, pipeline, args["weights"]).get("readOnly", False)
+    assert mounted(consumer_sidecar, args["weights"]).get("readOnly") is True
+    assert not mounted(recorder_sidecar, args["history"]).get("readOnly", False)
+    assert not mounted(pipeline, args["weights"]).get("readOnly", False)
     # One recorder, never two at once (each would record every row).
     recorder_deployment = kind("history-and-pipeline.yaml", "Deployment")["spec"]
     assert recorder_deployment["replicas"] == 1

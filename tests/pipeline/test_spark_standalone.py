@@ -103,7 +103,7 @@ def standalone(tmp_path: Path) -> Iterator[Standalone]:
         def answering() -> bool:
             assert master.poll() is None, (tmp_path / "master.log").read_text()[-3000:]
             try:
-                return cluster.status()["status"] == "ALIVE"
+                return bool(cluster.status()["status"] == "ALIVE")
             except httpx.HTTPError:
                 return False
 
