@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
 from fastapi import FastAPI
 
+from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
@@ -52,9 +52,12 @@ async def test_series_of_an_idle_group_are_removed_at_the_next_scrape() -> None:
         assert groups_in(
             (await client.get("/metrics")).text, "lagassign_assign_requests_total"
         ) == {"gone"}
-        await asyncio.sleep(0.6)
-        text = (await client.get("/metrics")).text
-    assert 'group="gone"' not in text
+
+        async def gone_at_a_scrape() -> bool:
+            return 'group="gone"' not in (await client.get("/metrics")).text
+
+        # Past the idle time (0.5 s), a scrape removes them: polled, not slept for.
+        await eventually_async(gone_at_a_scrape, 30, "the idle group's series removed")
 
 
 async def test_the_answer_log_is_capped_in_bytes() -> None:
