@@ -59,6 +59,7 @@ from lagassign.http.schemas import (
     error_responses,
 )
 from lagassign.lagview.member_check import check_members
+from lagassign.limits import RequestLimits
 from lagassign.rates.drain_lags import live_of, with_drain
 from lagassign.rates.load import with_load
 
@@ -164,8 +165,7 @@ async def answered(
     dry_run: bool = False,
 ) -> bytes:
     """The answer's bytes for the request body ``raw``; recorded and counted unless a dry run."""
-    parsed = await off_loop(turn.held, parse_assign_request, raw, settings.request_limits)
-    check_request_limits(parsed, settings.request_limits)
+    parsed, cost = await off_loop(turn.held, checked_request, raw, settings.request_limits)
     by_id: Mapping[str, str] | None = None
     budget_s = settings.on_demand_budget_s
     if parsed.topic_ids:
@@ -188,13 +188,13 @@ async def answered(
             members=len(parsed.members),
             capacity_setting=settings.member_capacity,
         )
-    if request_cost(parsed) > LIGHT_COST:
+    if cost > LIGHT_COST:
         await turn.take()
-    answer, body = await off_loop(
-        turn.held, answer_and_body, parsed, lag, settings.default_strategy, by_id
+    answer, body, topics = await off_loop(
+        turn.held, answer_body_topics, parsed, lag, settings.default_strategy, by_id
     )
     if lag_view is not None:
-        lag_view.track(parsed.group_id, subscribed_topics(parsed))
+        lag_view.track(parsed.group_id, topics)
     if dry_run:
         return body
     answers.record(answer)
@@ -213,6 +213,25 @@ def dry_run_of(request: Request) -> bool:
     if word in ("false", "0"):
         return False
     raise BadRequest(f"dry_run must be true or false, not {value!r}")
+
+
+def checked_request(raw: bytearray, limits: RequestLimits) -> tuple[AssignRequest, int]:
+    """The request of ``raw`` within ``limits`` (400, 413 otherwise), and its cost."""
+    parsed = parse_assign_request(raw, limits)
+    check_request_limits(parsed, limits)
+    return parsed, request_cost(parsed)
+
+
+def answer_body_topics(
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    topic_ids: Mapping[str, str] | None = None,
+) -> tuple[Answer, bytes, frozenset[str]]:
+    """:func:`answer_and_body`, and the topics the request subscribes to (for the lag
+    view to track), in one call: each walks every topic, so neither holds the event loop."""
+    answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
+    return answer, body, subscribed_topics(request)
 
 
 def answer_and_body(
