@@ -15,7 +15,8 @@ const joinTimeout = 90 * time.Second
 // further) holds the sidecar's balanced answer: every member's note says so,
 // the sidecar sees its answer live, the worst member's lag is the one the
 // sidecar gives any shim's group of four on these lags, and at most half of
-// what franz-go's range balancer gives the same members.
+// what franz-go's range balancer gives the same members. The sidecar reads
+// the leader's note from the group: assigned by the sidecar.
 func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 	group := name("four")
 	topics := []string{name("topic"), name("topic"), name("topic")}
@@ -44,10 +45,17 @@ func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 		if err != nil || report == nil {
 			return false, fmt.Sprint(err)
 		}
+		if report.AssignedBy == nil {
+			return false, "assigned_by unknown yet"
+		}
 		return report.LiveVsLastAnswer.Status == "matches", report.LiveVsLastAnswer.Status
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The sidecar reads the Go leader's note from the group itself (DescribeGroups).
+	if by := report.AssignedBy; by.By != "sidecar" || by.Reason != nil {
+		t.Fatalf("the sidecar reads the group as assigned by %+v", *by)
 	}
 
 	worst := int64(0)
