@@ -68,8 +68,8 @@ type answerJSON struct {
 // readAnswer reads the sidecar's answer in the packed, indexed or topics form
 // and checks it against the view: every member asked about present, every
 // partition of every subscribed topic given exactly once, only to a member
-// subscribed to its topic, nothing unknown, nothing withheld in revoked (an
-// eager rebalance).
+// subscribed to its topic, nothing unknown; in an eager rebalance nothing
+// withheld in revoked, in a cooperative one the rules of cooperativeOwners.
 func readAnswer(body []byte, view *groupView) (*answer, error) {
 	var raw answerJSON
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -95,12 +95,15 @@ func readAnswer(body []byte, view *groupView) (*answer, error) {
 	if err := forms.oneForm(); err != nil {
 		return nil, err
 	}
-	for _, member := range sortedKeys(withheld) {
-		if len(withheld[member].partitions) > 0 {
-			return nil, invalid("the answer withholds partitions in 'revoked' in an eager rebalance")
+	if !view.cooperative {
+		for _, member := range sortedKeys(withheld) {
+			if len(withheld[member].partitions) > 0 {
+				return nil, invalid("the answer withholds partitions in 'revoked' in an eager rebalance")
+			}
 		}
+		withheld = nil
 	}
-	assignment, err := check(view, forms.names, given)
+	assignment, err := check(view, forms.names, given, withheld)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // partitions, topics in name order; members the request left out get nothing.
 // Each partition of the group is one slot of an array (topic after topic), and
 // a member's run of one topic is checked against its subscription once.
-func check(view *groupView, names []string, given map[string]pairs) (groupAssignment, error) {
+func check(view *groupView, names []string, given, withheld map[string]pairs) (groupAssignment, error) {
 	asked := map[string]member{}
 	for _, m := range view.asked() {
 		asked[m.id] = m
@@ -43,6 +43,10 @@ func check(view *groupView, names []string, given map[string]pairs) (groupAssign
 		firsts[i] = slotOf[name]
 	}
 	rank := nameRanks(names)
+	var owned *cooperativeOwners
+	if view.cooperative {
+		owned = newCooperativeOwners(view, slotOf, total)
+	}
 	// owners[slot] is 1 + the ordinal of the member given it, 0 while none is.
 	owners := make([]int32, total)
 	allowed := make([][]bool, len(view.subscriptions))
@@ -87,6 +91,11 @@ func check(view *groupView, names []string, given map[string]pairs) (groupAssign
 					return nil, invalid("the answer gives unknown partition %s-%d", topic, partition)
 				}
 				slot := firsts[index] + int(partition)
+				if owned != nil {
+					if err := owned.mayGive(slot, id, topic, partition); err != nil {
+						return nil, err
+					}
+				}
 				if owners[slot] != 0 {
 					return nil, invalid("the answer gives %s-%d to both '%s' and '%s'", topic, partition,
 						ids[owners[slot]-1], id)
@@ -103,6 +112,13 @@ func check(view *groupView, names []string, given map[string]pairs) (groupAssign
 			slices.SortFunc(member, func(a, b topicPartitions) int { return strings.Compare(a.topic, b.topic) })
 		}
 		out[id] = member
+	}
+	if owned != nil {
+		// A withheld partition is placed too: its owner revokes it, and the
+		// follow-up rebalance gives it to its new member.
+		if err := owned.withhold(withheld, names, counts, firsts, owners); err != nil {
+			return nil, err
+		}
 	}
 	for _, topic := range sortedKeys(view.partitions) {
 		first := slotOf[topic]

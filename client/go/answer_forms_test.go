@@ -31,7 +31,7 @@ func randomGroup(random *rand.Rand) (*groupView, map[string]map[string][]int32, 
 		joined = append(joined, kmsg.JoinGroupResponseMember{MemberID: fmt.Sprintf("c-%d", m)})
 		metas = append(metas, kmsg.ConsumerMemberMetadata{Topics: subscribed})
 	}
-	view, err := newGroupView("g", joined, metas, counts)
+	view, err := newGroupView("g", joined, metas, counts, false)
 	if err != nil {
 		panic(err)
 	}

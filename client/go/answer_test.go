@@ -18,7 +18,7 @@ func view(t *testing.T) *groupView {
 	t.Helper()
 	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-2"}, {MemberID: "c-1"}}
 	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}, {Topics: []string{"payments", "orders"}}}
-	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 3, "payments": 2})
+	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 3, "payments": 2}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestStaticMembersAreSentWithTheirInstanceIDs(t *testing.T) {
 	userData := SubscriptionUserData{InstanceID: ptr("web-2")}.encode()
 	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-1", InstanceID: &fromBroker}, {MemberID: "c-2"}}
 	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}, {Topics: []string{"orders"}, UserData: userData}}
-	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 2})
+	v, err := newGroupView("g", joined, metas, map[string]int32{"orders": 2}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestStaticMembersAreSentWithTheirInstanceIDs(t *testing.T) {
 func TestALeaderWithoutMetadataFallsBack(t *testing.T) {
 	joined := []kmsg.JoinGroupResponseMember{{MemberID: "c-1"}}
 	metas := []kmsg.ConsumerMemberMetadata{{Topics: []string{"orders"}}}
-	_, err := newGroupView("g", joined, metas, map[string]int32{})
+	_, err := newGroupView("g", joined, metas, map[string]int32{}, false)
 	var why *fallbackError
 	if !errors.As(err, &why) || why.reason != ReasonMetadata {
 		t.Fatalf("got %v", err)

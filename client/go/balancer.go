@@ -19,9 +19,11 @@ const ProtocolName = "lagassign"
 // asks the sidecar for the assignment and falls back to franz-go's range
 // balancer on any problem. Eager, as its fallback is.
 type Balancer struct {
-	cfg      resolved
-	sidecar  *sidecar
-	counters decisionCounters
+	cfg resolved
+	// cooperative: NewCooperative's balancer.
+	cooperative bool
+	sidecar     *sidecar
+	counters    decisionCounters
 
 	mu         sync.Mutex
 	led        leadership
@@ -47,11 +49,16 @@ func New(cfg Config) (*Balancer, error) {
 	return &Balancer{cfg: checked, sidecar: newSidecar(checked.url, checked.token)}, nil
 }
 
-// ProtocolName is "lagassign".
-func (*Balancer) ProtocolName() string { return ProtocolName }
+// ProtocolName is "lagassign", or "lagassign-cooperative" for NewCooperative's.
+func (b *Balancer) ProtocolName() string {
+	if b.cooperative {
+		return CooperativeProtocolName
+	}
+	return ProtocolName
+}
 
-// IsCooperative is false: the balancer is eager, as its fallback (range) is.
-func (*Balancer) IsCooperative() bool { return false }
+// IsCooperative is true for NewCooperative's balancer only.
+func (b *Balancer) IsCooperative() bool { return b.cooperative }
 
 // JoinGroupMetadata is the consumer protocol's subscription with the
 // lagassign user data: the partitions this member holds, their generation,
@@ -64,6 +71,9 @@ func (b *Balancer) JoinGroupMetadata(interests []string, current map[string][]in
 	meta := kmsg.NewConsumerMemberMetadata()
 	meta.Version = 3
 	meta.Topics = interests
+	if b.cooperative {
+		data.carried = cooperativeStickyUserData(generation)
+	}
 	meta.UserData = data.encode()
 	for _, topic := range sortedKeys(current) {
 		owned := kmsg.NewConsumerMemberMetadataOwnedPartition()
@@ -127,15 +137,19 @@ func (b *Balancer) Balance(members *kgo.ConsumerBalancer, topics map[string]int3
 		if !errors.As(err, &why) {
 			why = fallback(ReasonUnreachable, "%v", err)
 		}
-		ranged, rangeErr := rangeAssignment(members.Members(), topics)
+		by, kafkas := ByRange, kgo.RangeBalancer()
+		if b.cooperative {
+			by, kafkas = ByCooperativeSticky, kgo.CooperativeStickyBalancer()
+		}
+		ranged, rangeErr := fallbackAssignment(kafkas, members.Members(), topics)
 		if rangeErr != nil {
 			members.SetError(rangeErr)
 			return nil
 		}
-		noted = notedAssignment{assignment: ranged, note: AssignmentNote{By: ByRange, Reason: why.reason}}
+		noted = notedAssignment{assignment: ranged, note: AssignmentNote{By: by, Reason: why.reason}}
 		decision = Decision{Outcome: why.reason, Note: noted.note, Message: why.message, Elapsed: time.Since(started)}
-		b.cfg.logger.Warn(fmt.Sprintf("lagassign: group %s falls back to the range assignor (%s): %s; %d members, "+
-			"%d partitions, member lag unknown, %s ms", info.Group, why.reason, why.message, len(joined),
+		b.cfg.logger.Warn(fmt.Sprintf("lagassign: group %s falls back to the %s assignor (%s): %s; %d members, "+
+			"%d partitions, member lag unknown, %s ms", info.Group, by, why.reason, why.message, len(joined),
 			ranged.partitionCount(), millis(decision.Elapsed)),
 			"group", info.Group, "outcome", why.reason)
 	}
@@ -149,7 +163,7 @@ func (b *Balancer) Balance(members *kgo.ConsumerBalancer, topics map[string]int3
 // ask builds the view, sends the request within the deadline and checks the answer.
 func (b *Balancer) ask(group string, joined []kmsg.JoinGroupResponseMember, metas []kmsg.ConsumerMemberMetadata,
 	topics map[string]int32, started time.Time) (*answer, *groupView, error) {
-	view, err := newGroupView(group, joined, metas, topics)
+	view, err := newGroupView(group, joined, metas, topics, b.cooperative)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,9 +203,11 @@ func (b *Balancer) logAnswer(group string, decision Decision, answer *answer, vi
 		"group", group, "outcome", decision.Outcome)
 }
 
-// rangeAssignment is franz-go's own range balancer's plan for the same members.
-func rangeAssignment(members []kmsg.JoinGroupResponseMember, topics map[string]int32) (groupAssignment, error) {
-	balancer, _, err := kgo.RangeBalancer().MemberBalancer(members)
+// fallbackAssignment is the plan of franz-go's own balancer (range, or
+// cooperative-sticky for a cooperative group) for the same members.
+func fallbackAssignment(kafkas kgo.GroupBalancer, members []kmsg.JoinGroupResponseMember,
+	topics map[string]int32) (groupAssignment, error) {
+	balancer, _, err := kafkas.MemberBalancer(members)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +221,7 @@ func rangeAssignment(members []kmsg.JoinGroupResponseMember, topics map[string]i
 	}
 	plan, ok := into.(*kgo.BalancePlan)
 	if !ok {
-		return nil, fmt.Errorf("lagassign: franz-go's range balancer returned %T, not a plan", into)
+		return nil, fmt.Errorf("lagassign: franz-go's %s balancer returned %T, not a plan", kafkas.ProtocolName(), into)
 	}
 	return assignmentOf(plan.AsMemberIDMap()), nil
 }
@@ -227,7 +243,7 @@ func (b *Balancer) Answers() int64 {
 	return counts[OutcomeSidecar] + counts[OutcomeLagBlind] + counts[OutcomeLagPartial]
 }
 
-// Fallbacks is how many rebalances this consumer led on the range fallback.
+// Fallbacks is how many rebalances this consumer led on franz-go's balancer.
 func (b *Balancer) Fallbacks() int64 {
 	counts, _ := b.counters.snapshot()
 	total := int64(0)

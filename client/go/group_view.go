@@ -30,13 +30,16 @@ type groupView struct {
 	// subscriptions are the distinct sorted topic lists of the members, in the
 	// order first met in member id order; members mostly share one.
 	subscriptions [][]string
+	// cooperative: a cooperative rebalance, each member's owned partitions and
+	// generation as Kafka's consumer protocol reports them.
+	cooperative bool
 }
 
 // newGroupView reads the members' metadata (as franz-go's ConsumerBalancer
 // parsed it) and the topic counts the client gives the balancer.
 func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
-	metas []kmsg.ConsumerMemberMetadata, counts map[string]int32) (*groupView, error) {
-	view := &groupView{groupID: groupID, partitions: map[string]int32{}}
+	metas []kmsg.ConsumerMemberMetadata, counts map[string]int32, cooperative bool) (*groupView, error) {
+	view := &groupView{groupID: groupID, partitions: map[string]int32{}, cooperative: cooperative}
 	subscribed := map[string]bool{}
 	for i := range joined {
 		for _, topic := range metas[i].Topics {
@@ -61,6 +64,9 @@ func newGroupView(groupID string, joined []kmsg.JoinGroupResponseMember,
 	previous, previousAt := []string(nil), -1
 	for _, i := range order {
 		userData := decodeSubscription(metas[i].UserData, names)
+		if cooperative {
+			userData.useKafkaOwnership(&metas[i], names)
+		}
 		m := member{id: joined[i].MemberID, instanceID: joined[i].InstanceID, userData: userData, subscription: -1}
 		if m.instanceID == nil {
 			m.instanceID = userData.instanceID

@@ -2,7 +2,7 @@ package lagassign
 
 // requestBody is the POST /assign body (docs/http-api.md) in the compact form:
 // each distinct subscription once, each member naming its own by index, the
-// answer asked for in the packed form; an eager rebalance. A member's owned
+// answer asked for in the packed form; an eager or a cooperative rebalance. A member's owned
 // partitions are those the leader's metadata knows.
 func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
 	w := &jsonWriter{out: make([]byte, 0, 4096)}
@@ -54,7 +54,11 @@ func (v *groupView) requestBody(strategy, resetPolicy string) []byte {
 		w.raw(":")
 		w.int(int64(v.partitions[topic]))
 	}
-	w.raw(`},"protocol":"eager","answer_form":"packed"`)
+	if v.cooperative {
+		w.raw(`},"protocol":"cooperative","answer_form":"packed"`)
+	} else {
+		w.raw(`},"protocol":"eager","answer_form":"packed"`)
+	}
 	if strategy != "" {
 		w.raw(`,"strategy":`)
 		w.string(strategy)

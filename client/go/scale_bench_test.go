@@ -70,7 +70,7 @@ func timed(b *testing.B, op func()) {
 func scaleView(b *testing.B) *groupView {
 	b.Helper()
 	joined, metas, counts := scaleGroup()
-	view, err := newGroupView("scale", joined, metas, counts)
+	view, err := newGroupView("scale", joined, metas, counts, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func scaleView(b *testing.B) *groupView {
 func BenchmarkScaleView(b *testing.B) {
 	joined, metas, counts := scaleGroup()
 	timed(b, func() {
-		if _, err := newGroupView("scale", joined, metas, counts); err != nil {
+		if _, err := newGroupView("scale", joined, metas, counts, false); err != nil {
 			b.Fatal(err)
 		}
 	})

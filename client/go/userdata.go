@@ -11,8 +11,9 @@ const userDataVersion = 1
 
 // Who made an assignment, in the assignment user data's "by".
 const (
-	BySidecar = "sidecar"
-	ByRange   = "range"
+	BySidecar           = "sidecar"
+	ByRange             = "range"
+	ByCooperativeSticky = "cooperative-sticky"
 )
 
 // SubscriptionUserData is what a member tells the leader in its subscription
@@ -27,6 +28,8 @@ type SubscriptionUserData struct {
 	InstanceID *string
 	// Rack is the member's rack, or nil.
 	Rack *string
+	// carried is the cooperative fallback's own user data (cooperative_sticky).
+	carried []byte
 }
 
 type subscriptionJSON struct {
@@ -35,6 +38,7 @@ type subscriptionJSON struct {
 	Generation *int32             `json:"generation"`
 	InstanceID *string            `json:"instance_id"`
 	Rack       *string            `json:"rack"`
+	Carried    []byte             `json:"cooperative_sticky,omitempty"`
 }
 
 // encode writes the compact JSON, topics with no partition left out.
@@ -48,7 +52,7 @@ func (s SubscriptionUserData) encode() []byte {
 		}
 	}
 	body, err := json.Marshal(subscriptionJSON{V: userDataVersion, Owned: owned,
-		Generation: s.Generation, InstanceID: s.InstanceID, Rack: s.Rack})
+		Generation: s.Generation, InstanceID: s.InstanceID, Rack: s.Rack, Carried: s.carried})
 	if err != nil {
 		panic("lagassign: the subscription user data failed to encode: " + err.Error())
 	}

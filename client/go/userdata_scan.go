@@ -1,6 +1,7 @@
 package lagassign
 
 import (
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"math"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ func scanSubscription(raw []byte, names interner) (data memberUserData, ok bool)
 				data.instanceID, ok = s.nullableString()
 			case "rack":
 				data.rack, ok = s.nullableString()
+			case "cooperative_sticky":
+				// The cooperative fallback's own user data, carried for the Java shim.
+				_, ok = s.nullableString()
 			default:
 				ok = false
 			}
@@ -155,4 +159,22 @@ func (s *scanner) owned(data *memberUserData, names interner) bool {
 		data.owned = owned
 	}
 	return true
+}
+
+// useKafkaOwnership takes the owned partitions and the generation the member's
+// consumer protocol metadata reports (v1 and v2 on), as a cooperative leader
+// must: they are what the client revokes from.
+func (d *memberUserData) useKafkaOwnership(meta *kmsg.ConsumerMemberMetadata, names interner) {
+	var owned []topicPartitions
+	for _, topic := range meta.OwnedPartitions {
+		if kept := ownedPartitions(slices.Clone(topic.Partitions)); len(kept) > 0 {
+			owned = append(owned, topicPartitions{names.of([]byte(topic.Topic)), kept})
+		}
+	}
+	slices.SortFunc(owned, func(a, b topicPartitions) int { return strings.Compare(a.topic, b.topic) })
+	d.owned = owned
+	if meta.Generation >= 0 {
+		generation := meta.Generation
+		d.generation = &generation
+	}
 }
