@@ -25,6 +25,8 @@ type member struct {
 	mu   sync.Mutex
 	held map[partition]bool
 	read map[partition]map[int64]bool
+	// revoked counts how often each partition was taken from the member.
+	revoked map[partition]int
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -36,18 +38,24 @@ type memberOptions struct {
 	timeout    time.Duration
 	instanceID string
 	advise     bool
+	// cooperative: lagassign.NewCooperative's balancer.
+	cooperative bool
 }
 
 // startMember starts a consumer of topics in group that never commits.
 func startMember(t *testing.T, name, group string, topics []string, options memberOptions) *member {
 	t.Helper()
 	m := &member{name: name, log: &logLines{}, held: map[partition]bool{}, read: map[partition]map[int64]bool{},
-		done: make(chan struct{})}
+		revoked: map[partition]int{}, done: make(chan struct{})}
 	url := options.url
 	if url == "" {
 		url = sidecar.url
 	}
-	balancer, err := lagassign.New(lagassign.Config{URL: url, Timeout: options.timeout,
+	newBalancer := lagassign.New
+	if options.cooperative {
+		newBalancer = lagassign.NewCooperative
+	}
+	balancer, err := newBalancer(lagassign.Config{URL: url, Timeout: options.timeout,
 		InstanceID: options.instanceID, Logger: slog.New(m.log)})
 	if err != nil {
 		t.Fatal(err)
@@ -132,9 +140,17 @@ func (m *member) change(partitions map[string][]int32, given bool) {
 				m.held[partition{topic, id}] = true
 			} else {
 				delete(m.held, partition{topic, id})
+				m.revoked[partition{topic, id}]++
 			}
 		}
 	}
+}
+
+// revokedCount is how often p was taken from the member.
+func (m *member) revokedCount(p partition) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.revoked[p]
 }
 
 // holding is the partitions the member holds now.
