@@ -130,3 +130,20 @@ def test_the_metric_counts_every_partition_behind() -> None:
     registry.register(LagViewCollector(View()))  # type: ignore[arg-type]
     text = generate_latest(registry).decode()
     assert 'lagassign_group_lag_seconds_at_least{group="g"} 700.0' in text
+
+
+def test_a_record_timestamp_only_ever_moves_the_clock_back() -> None:
+    clock = StallClock()
+    clock.observe(shot(100, 500, 900))
+    wanted = clock.unstamped(64)
+    assert wanted == {("t", 0): 500}
+    written_ms = round((T0 - timedelta(hours=1)).timestamp() * 1000)
+    clock.stamp(wanted, {("t", 0): written_ms})
+    assert clock.since("g", "t", 0) == T0 - timedelta(hours=1)
+    assert clock.unstamped(64) == {}  # asked once per stall
+    # A record stamped after the first sighting (a producer's clock ahead) changes nothing.
+    clock.observe(shot(200, 600, 1000))
+    later_ms = round((T0 + timedelta(hours=1)).timestamp() * 1000)
+    clock.stamp(clock.unstamped(64), {("t", 0): later_ms})
+    assert clock.since("g", "t", 0) == T0 + timedelta(seconds=200)
+    assert clock.worst_at_least(shot(260, 600, 1100)) == 60.0

@@ -5,17 +5,21 @@ records land on partition 0 and nobody consumes. The sidecar starts with a
 10 s rate window: past it, the window cannot interpolate the time lag, yet
 ``lagassign_group_lag_seconds_at_least`` is there and keeps growing, /groups
 gives partition 0 a time lag (the window's span, "at least" on the page) and
-counts it in the group's worst. A second sidecar (a restart) has the series
-from its first snapshot on, without any ``lagassign_group_lag_seconds_max``.
+counts it in the group's worst. A second sidecar (a restart) starts the bound at the
+timestamp of the first unconsumed record: no lower than the first one's, at once.
+A backlog whose records carry a timestamp an hour old is an hour behind from a cold
+sidecar's first refresh.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 
 import httpx
 import pytest
+from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
 from harness.broker import LocalKafka
 from harness.builders import commit, create_topic, produce
@@ -95,11 +99,38 @@ async def test_a_stalled_group_keeps_a_growing_time_lag_past_the_window_and_a_re
             return None if value is None else (value,)
 
         (first,) = await eventually_async(present, DEADLINE_S, "the floor after a restart")
-        # From its first snapshot on (no interpolated value can exist yet).
-        assert first < floor
+        # From its first snapshot on, the records' age: the restart lost nothing.
+        assert first >= floor
 
         async def grown() -> float | None:
             value = await floor_of(client, group)
             return value if value is not None and value >= first + 2 else None
 
         await eventually_async(grown, DEADLINE_S, "the floor growing after a restart")
+
+
+async def test_a_backlog_an_hour_old_is_an_hour_behind_from_the_first_refresh(
+    kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
+) -> None:
+    bootstrap = kafka_broker.bootstrap
+    topic, group = kafka_names("t"), kafka_names("g")
+    await create_topic(bootstrap, topic, 1)
+    an_hour_ago_ms = round(time.time() * 1000) - 3_600_000
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        for _ in range(10):
+            await producer.send_and_wait(topic, b"x", partition=0, timestamp_ms=an_hour_ago_ms)
+    finally:
+        await producer.stop()
+    await commit(bootstrap, group, {(topic, 0): 2})
+
+    app = create_app(settings_for(bootstrap, group), kafka=True)
+    async with served(app) as client:
+
+        async def behind() -> float | None:
+            value = await floor_of(client, group)
+            return value if value is not None and value > 0 else None
+
+        floor = await eventually_async(behind, DEADLINE_S, "a floor from the records' time")
+        assert 3_600 <= floor <= 3_600 + DEADLINE_S

@@ -37,6 +37,7 @@ from lagassign.lagview.groups import (
     GroupReader,
 )
 from lagassign.lagview.offsets import OffsetReader, TopicOffsets
+from lagassign.lagview.record_times import record_timestamps
 
 log = logging.getLogger(__name__)
 
@@ -259,13 +260,21 @@ class KafkaClients:
                 self._read_at[topic] = (now, topic in stable)
         return values
 
-    async def _open(self) -> OpenClients:
-        timeout_ms = int(self.request_timeout_s * 1000) + 1000
-        common: dict[str, Any] = {
+    async def record_timestamps(
+        self, wanted: Mapping[tuple[str, int], int]
+    ) -> dict[tuple[str, int], int]:
+        """Timestamps (ms) of the records at ``wanted`` offsets (:mod:`.record_times`)."""
+        return await record_timestamps(self._common(), wanted, 2 * self.request_timeout_s)
+
+    def _common(self) -> dict[str, Any]:
+        return {
             "bootstrap_servers": self._bootstrap,
-            "request_timeout_ms": timeout_ms,
+            "request_timeout_ms": int(self.request_timeout_s * 1000) + 1000,
             **self._client_kwargs,
         }
+
+    async def _open(self) -> OpenClients:
+        common = self._common()
         admin = AIOKafkaAdminClient(**common)
         uncommitted = AIOKafkaConsumer(
             **common, enable_auto_commit=False, isolation_level="read_uncommitted"

@@ -42,6 +42,7 @@ from lagassign.lagview.consumer_index import ConsumerGroupIndex
 from lagassign.lagview.errors import InvalidLagViewSettings
 from lagassign.lagview.groups import CONSUMER
 from lagassign.lagview.listeners import Refresh, RefreshListener
+from lagassign.lagview.record_times import MAX_PARTITIONS_PER_READ
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import SnapshotStore
 
@@ -191,11 +192,19 @@ class RefreshLoop:
         ]
         fresh = store.publish(reads, offsets, as_of)
         store.forget_untracked(set(group_ids))
+        await self._stamp_stalls()
         errors += await self._index_consumer_groups(opened)
         self.kafka_up = True
         self.first_snapshot_loaded = True
         self.last_refresh_ok = store.clock()
         return errors, fresh
+
+    async def _stamp_stalls(self) -> None:
+        """Start the time-lag floor of new stalls at their records' timestamps (time_lag.py)."""
+        stalls = self.store.stalls
+        wanted = stalls.unstamped(MAX_PARTITIONS_PER_READ)
+        if wanted:
+            stalls.stamp(wanted, await self.clients.record_timestamps(wanted))
 
     async def _index_consumer_groups(self, opened: OpenClients) -> list[str]:
         """Rebuild the member index and topic names; the error, if the topic ids failed."""

@@ -11,13 +11,18 @@ every partition that is behind, a time lag it is *at least*:
   has had its log end past that offset since ``since`` at the latest, so its
   time lag is at least ``as_of - since``. A committed offset that moves starts
   the clock again (the consumer is working; the rate window measures it).
+- **the records' timestamps**: the first time the view sees a stall, it reads the
+  timestamp of the record at the committed offset (:mod:`lagassign.lagview.record_times`,
+  once per stall, at most 64 partitions a refresh); that record was written when the
+  log end passed the offset, so the clock starts there when it is earlier. After a
+  restart a backlog's bound is its full age from the first refresh that reads it.
 - the same from the window's own points: when every log end the window holds
   is above the committed offset, the time lag is at least the window's span
   (:func:`window_floor_s`).
 
-Both are lower bounds, never estimates: a bound of ``N`` reads "at least N s".
-After a restart the clock starts at the first refresh, so the bound grows from 0
-at one second a second.
+A bound of ``N`` reads "at least N s" (with producer-set ``CreateTime`` timestamps
+the records' part trusts the producers' clocks). When no record timestamp can be
+read, the clock starts at the first refresh after a restart and grows from 0.
 
 Worked example: committed offset 500 first seen at 10:00:00 with log end 900;
 still 500 at 10:16:40 with log end 1,400: time lag at least 1,000 s, whatever
@@ -27,13 +32,14 @@ the rate window says.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 
 TopicPartition = tuple[str, int]
-#: A behind partition's committed offset (``None``: no commit) and when it was first seen there.
-Stall = tuple[int | None, datetime]
+#: A behind partition's committed offset (``None``: no commit), since when it has been
+#: behind there, and whether the timestamp of the record at that offset was asked for.
+Stall = tuple[int | None, datetime, bool]
 
 
 class StallClock:
@@ -63,7 +69,7 @@ class StallClock:
             if kept is not None and kept[0] == p.current_offset:
                 new[key] = kept
             else:
-                new[key] = (p.current_offset, snapshot.as_of)
+                new[key] = (p.current_offset, snapshot.as_of, p.current_offset is None)
         if new:
             self._groups[snapshot.group_id] = new
         else:
@@ -74,6 +80,30 @@ class StallClock:
         keep = set(groups)
         for group_id in [g for g in self._groups if g not in keep]:
             del self._groups[group_id]
+
+    def unstamped(self, limit: int) -> dict[tuple[str, int], int]:
+        """Up to ``limit`` partitions (and committed offsets) whose record time was not asked."""
+        out: dict[tuple[str, int], int] = {}
+        for stalls in self._groups.values():
+            for key, (committed, _, stamped) in stalls.items():
+                if not stamped and committed is not None and len(out) < limit:
+                    out.setdefault(key, committed)
+        return out
+
+    def stamp(self, wanted: dict[tuple[str, int], int], found: dict[tuple[str, int], int]) -> None:
+        """Mark ``wanted`` as asked; where the record at the offset is older, start there.
+
+        ``found``: partition -> the record's timestamp in ms. A clock only moves back
+        (a record written before the view first saw the stall), never forward.
+        """
+        for stalls in self._groups.values():
+            for key, (committed, since, stamped) in list(stalls.items()):
+                if stamped or wanted.get(key) != committed:
+                    continue
+                written = found.get(key)
+                if written is not None:
+                    since = min(since, datetime.fromtimestamp(written / 1000, UTC))
+                stalls[key] = (committed, since, True)
 
     def since(self, group_id: str, topic: str, partition: int) -> datetime | None:
         """When the partition's committed offset was first seen where it is, behind."""
