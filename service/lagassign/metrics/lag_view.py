@@ -53,7 +53,8 @@ class LagViewCollector(Collector):
         at_least = GaugeMetricFamily(
             "lagassign_group_lag_seconds_at_least",
             "Lower bound of the group's worst time lag, over every partition behind: "
-            "seconds since its committed offset was first seen where it is.",
+            "seconds since its committed offset was first seen where it is, or since the "
+            "record at that offset was written when earlier.",
             labels=["group"],
         )
         stalls = stall_clock(view)
