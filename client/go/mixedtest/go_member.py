@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +31,7 @@ class GoMember:
         url: str,
         timeout_s: float,
         log_dir: Path,
+        cooperative: bool = False,
     ) -> None:
         self.name = name
         self._command = [
@@ -40,6 +42,7 @@ class GoMember:
             url,
             str(round(timeout_s * 1000)),
             name,
+            *(["cooperative"] if cooperative else []),
         ]
         self._log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] | None = None
@@ -48,6 +51,7 @@ class GoMember:
         self._lock = threading.Lock()
         self._partitions: set[Partition] = set()
         self._consumed: set[Record] = set()
+        self._revoked: Counter[Partition] = Counter()
         self._last: dict[str, Any] = {}
 
     async def start(self) -> None:
@@ -65,10 +69,13 @@ class GoMember:
             event = json.loads(raw)
             with self._lock:
                 if event["event"] == "assigned":
-                    self._partitions = {(t, p) for t, p in event["partitions"]}
+                    # The partitions added (cooperative: only the new ones).
+                    self._partitions |= {(t, p) for t, p in event["partitions"]}
                     self._last = event
                 elif event["event"] == "revoked":
-                    self._partitions = set()
+                    revoked = {(t, p) for t, p in event["partitions"]}
+                    self._partitions -= revoked
+                    self._revoked.update(revoked)
                 elif event["event"] == "consumed":
                     self._consumed.update((t, p, o) for t, p, o in event["records"])
 
@@ -100,6 +107,11 @@ class GoMember:
         with self._lock:
             note = self._last.get("note")
         return dict(note) if note else None
+
+    def revoked(self) -> Counter[Partition]:
+        """How often each partition was taken from it."""
+        with self._lock:
+            return Counter(self._revoked)
 
     def answers(self) -> int:
         """Rebalances it led on the sidecar's answer."""

@@ -2,13 +2,16 @@
 // driven by the mixed-group tests (client/go/mixedtest) beside the Java and
 // Python test members:
 //
-//	groupmember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID
+//	groupmember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID [cooperative]
 //
-// It reads from the earliest offset and never commits. It prints JSON lines
+// With "cooperative" it uses lagassign.NewCooperative's balancer (protocol
+// lagassign-cooperative), else lagassign.New's. It reads from the earliest
+// offset and never commits. It prints JSON lines
 // on stdout: {"event": "assigned", "member_id", "generation", "partitions":
-// [[topic, partition], ...], "note": {"by", "strategy", "reason"}, "answers",
-// "fallbacks"} after every assignment, {"event": "revoked"} when its
-// partitions are taken, {"event": "consumed", "records": [[topic, partition,
+// [[topic, partition], ...] (the partitions added: all of them in an eager
+// group, the new ones in a cooperative one), "note": {"by", "strategy", "reason"}, "answers",
+// "fallbacks"} after every assignment, {"event": "revoked", "partitions"}
+// when partitions are taken (all of them in an eager group), {"event": "consumed", "records": [[topic, partition,
 // offset], ...]} after every poll that read records, and {"event": "closed"}
 // at the end. It leaves the group and exits when stdin says "stop" or closes.
 package main
@@ -41,9 +44,13 @@ func emit(line map[string]any) {
 }
 
 func main() {
-	if len(os.Args) != 7 {
-		fmt.Fprintln(os.Stderr, "usage: groupmember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID")
+	if len(os.Args) != 7 && (len(os.Args) != 8 || os.Args[7] != "cooperative") {
+		fmt.Fprintln(os.Stderr, "usage: groupmember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID [cooperative]")
 		os.Exit(2)
+	}
+	newBalancer := lagassign.New
+	if len(os.Args) == 8 {
+		newBalancer = lagassign.NewCooperative
 	}
 	bootstrap, group, topics, url, clientID := os.Args[1], os.Args[2], strings.Split(os.Args[3], ","), os.Args[4], os.Args[6]
 	timeoutMS, err := strconv.Atoi(os.Args[5])
@@ -51,7 +58,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "TIMEOUT_MS:", err)
 		os.Exit(2)
 	}
-	balancer, err := lagassign.New(lagassign.Config{URL: url, Timeout: time.Duration(timeoutMS) * time.Millisecond,
+	balancer, err := newBalancer(lagassign.Config{URL: url, Timeout: time.Duration(timeoutMS) * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -60,12 +67,7 @@ func main() {
 	var client *kgo.Client
 	assigned := func(_ context.Context, c *kgo.Client, given map[string][]int32) {
 		memberID, generation := c.GroupMetadata()
-		partitions := [][]any{}
-		for topic, ids := range given {
-			for _, id := range ids {
-				partitions = append(partitions, []any{topic, id})
-			}
-		}
+		partitions := pairs(given)
 		line := map[string]any{"event": "assigned", "member_id": memberID, "generation": generation,
 			"partitions": partitions, "answers": balancer.Answers(), "fallbacks": nonZeroFallbacks(balancer)}
 		if note, ok := balancer.AssignedBy(); ok {
@@ -73,7 +75,9 @@ func main() {
 		}
 		emit(line)
 	}
-	revoked := func(context.Context, *kgo.Client, map[string][]int32) { emit(map[string]any{"event": "revoked"}) }
+	revoked := func(_ context.Context, _ *kgo.Client, taken map[string][]int32) {
+		emit(map[string]any{"event": "revoked", "partitions": pairs(taken)})
+	}
 	client, err = kgo.NewClient(
 		kgo.SeedBrokers(bootstrap),
 		kgo.ClientID(clientID),
@@ -114,6 +118,17 @@ func main() {
 	cancel()
 	client.Close()
 	emit(map[string]any{"event": "closed"})
+}
+
+// pairs is [[topic, partition], ...].
+func pairs(partitions map[string][]int32) [][]any {
+	out := [][]any{}
+	for topic, ids := range partitions {
+		for _, id := range ids {
+			out = append(out, []any{topic, id})
+		}
+	}
+	return out
 }
 
 func nonZeroFallbacks(balancer *lagassign.Balancer) map[string]int64 {
