@@ -46,7 +46,8 @@ type groupMember interface {
 // nothing. When the sidecar cannot be read it does nothing and logs one
 // WARNING until it answers again. The sidecar's hold time and cooldown keep a
 // group from rebalancing in a loop; the advisor adds that it forces at most
-// one rebalance per generation. The rebalance is eager, as the Balancer is.
+// one rebalance per generation. The rebalance is eager with New's balancer,
+// cooperative with NewCooperative's.
 type Advisor struct {
 	member    groupMember
 	balancer  *Balancer

@@ -21,6 +21,8 @@
 //
 // The protocol name is "lagassign", the same as the Python and Java shims',
 // and the subscription and assignment user data are the same JSON, so Go,
-// Java and Python consumers share a group. The balancer is eager, as its
-// fallback (range) is.
+// Java and Python consumers share a group. That balancer is eager, as its
+// fallback (range) is. NewCooperative's balancer is cooperative (protocol
+// "lagassign-cooperative", the Java CooperativeLagAssignor's): it falls back
+// to franz-go's cooperative-sticky balancer.
 package lagassign
