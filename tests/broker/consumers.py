@@ -152,8 +152,9 @@ def poll_until(
 
 
 def each_partition_once(state: Owned, topic: str, partitions: int) -> bool:
+    """Every partition of ``topic`` owned by exactly one member, and every member owns some."""
     given = [tp for tps in state.values() for tp in tps]
-    return sorted(given) == [(topic, p) for p in range(partitions)] and all(state)
+    return sorted(given) == [(topic, p) for p in range(partitions)] and all(state.values())
 
 
 JAVA_MEMBER = Path(__file__).resolve().parent / "JavaMember.java"
