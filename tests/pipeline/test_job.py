@@ -130,6 +130,12 @@ def test_help_shows_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "default 60" in text
 
 
+def test_the_commands_horizon_outlasts_a_run_a_roll_and_a_schedule() -> None:
+    settings = _settings(_parser().parse_args([]))
+    assert settings.rates.horizon_s == settings.backtest.horizon_s == 900
+    assert settings.rates.horizon_s > 284 + 300 + 300  # slowest run seen, roll, period
+
+
 def test_the_command_line_builds_the_settings() -> None:
     arguments = _parser().parse_args(
         ["--horizon-seconds", "120", "--backtest-every", "5", "--strategies", "range,balanced"]
