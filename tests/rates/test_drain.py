@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -24,7 +25,6 @@ from lagassign.rates.drain import (
     measured_capacity,
 )
 from lagassign.rates.drain_lags import live_of, with_drain
-from lagassign.rates.figures import recent_rate
 from lagassign.rates.window import RateWindow
 
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
@@ -134,11 +134,58 @@ def test_capacity_is_the_median_of_members_reading_with_backlog() -> None:
 # --- the recent rate ------------------------------------------------------------------------
 
 
-def test_recent_rate_reads_the_newest_span_only() -> None:
-    times, ends = [0, 30_000, 40_000], [0, 300, 500]
-    assert recent_rate(times, ends, 20_000, 60_000) == pytest.approx(12.5)
-    assert recent_rate(times, ends, 5_000, 60_000) == pytest.approx(20.0)
-    assert recent_rate(times[:1], ends[:1], 5_000, 60_000) is None
+def rows_at(end: int, committed: int) -> GroupSnapshot:
+    return GroupSnapshot(
+        group_id="g",
+        as_of=T0,
+        state="Stable",
+        protocol_type="classic",
+        assignment_strategy="range",
+        members=(),
+        partitions=(
+            PartitionLag("t", 0, committed, end, 0, max(0, end - committed), None, None, None),
+        ),
+    )
+
+
+def fed_window(points: list[tuple[float, int, int]], recent_s: float) -> RateWindow:
+    window = RateWindow(refresh_interval_s=10, recent_s=recent_s)
+    for at_s, end, committed in points:
+        shot = dataclasses.replace(rows_at(end, committed), as_of=T0 + timedelta(seconds=at_s))
+        asyncio.run(window.refreshed(Refresh(0.0, True, [shot])))
+    return window
+
+
+def test_recent_rates_reach_back_to_the_last_point_a_span_older() -> None:
+    # points at 0, 30 and 40 s with log ends 0, 300 and 500, the group reading 200 of them
+    points = [(0.0, 0, 0), (30.0, 300, 100), (40.0, 500, 200)]
+    wide = fed_window(points, recent_s=20).partition_window("g", "t", 0)
+    assert wide is not None
+    # from 0 s (the last point 20 s or more before 40 s): 500 / 40 s, 200 / 40 s
+    assert wide.recent_produce == pytest.approx(12.5)
+    assert wide.recent_consume == pytest.approx(5.0)
+    narrow = fed_window(points, recent_s=5).partition_window("g", "t", 0)
+    assert narrow is not None
+    # from 30 s: 200 / 10 s, 100 / 10 s
+    assert narrow.recent_produce == pytest.approx(20.0)
+    assert narrow.recent_consume == pytest.approx(10.0)
+    single = fed_window(points[:1], recent_s=5).partition_window("g", "t", 0)
+    assert single is not None
+    assert single.recent_produce is None
+
+
+def test_recent_rates_never_reach_across_a_reset_or_a_gap() -> None:
+    # the topic was recreated at 20 s (log end back to 0): only what came since counts
+    reset = fed_window([(0.0, 900, 900), (10.0, 1000, 1000), (20.0, 0, 0), (30.0, 100, 50)], 60)
+    window = reset.partition_window("g", "t", 0)
+    assert window is not None
+    assert window.recent_produce == pytest.approx(10.0)
+    assert window.recent_consume == pytest.approx(5.0)
+    # a 100 s gap (the sidecar was away): the rate starts after it
+    gap = fed_window([(0.0, 0, 0), (100.0, 5000, 0), (110.0, 5100, 0)], 300)
+    window = gap.partition_window("g", "t", 0)
+    assert window is not None
+    assert window.recent_produce == pytest.approx(10.0)
 
 
 # --- from the rate window, as /assign applies it --------------------------------------------

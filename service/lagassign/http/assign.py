@@ -25,6 +25,7 @@ import asyncio
 import time
 from collections.abc import Mapping
 from contextlib import nullcontext
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -178,18 +179,20 @@ async def answered(
     lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
     if settings.lag_model == "load" and rates is not None:
         lag = with_load(lag, parsed.group_id, rates, settings.load_horizon_s)
+    if cost > LIGHT_COST:
+        await turn.take()
     if settings.lag_model == "drain" and rates is not None and lag_view is not None:
-        live = live_of(lag_view.snapshot(parsed.group_id))
-        lag = with_drain(
+        # O(partitions): with the answer's own work, off the loop for a heavy request
+        lag = await off_loop(
+            turn.held,
+            partial(
+                with_drain, members=len(parsed.members), capacity_setting=settings.member_capacity
+            ),
             lag,
             parsed.group_id,
             rates,
-            live,
-            members=len(parsed.members),
-            capacity_setting=settings.member_capacity,
+            live_of(lag_view.snapshot(parsed.group_id)),
         )
-    if cost > LIGHT_COST:
-        await turn.take()
     answer, body, topics = await off_loop(
         turn.held, answer_body_topics, parsed, lag, settings.default_strategy, by_id
     )

@@ -54,8 +54,6 @@ from lagassign.assign.lag_sources import Horizon
 FLOOR_S = 10.0
 CEILING_S = 3600.0
 DEFAULT_HORIZON_S = 60.0
-#: How far back the rates the model reads reach (their newest part only: a flow now).
-RECENT_SPAN_S = 30.0
 
 #: Member id -> topic -> partitions (the live assignment).
 Live = Mapping[str, Mapping[str, Sequence[int]]]

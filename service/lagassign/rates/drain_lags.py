@@ -16,7 +16,6 @@ from dataclasses import replace
 from lagassign.assign.lag_sources import LagSource
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.rates.drain import (
-    RECENT_SPAN_S,
     Live,
     catch_up_horizon,
     drain_weights,
@@ -49,30 +48,21 @@ def with_drain(
     """
     if lag.source != "kafka":
         return lag
-    span_ms = round(RECENT_SPAN_S * 1000)
-    gap_ms = rates.max_gap_ms
+    windows = rates.group_windows(group_id)
     produce: dict[tuple[str, int], float | None] = {}
     consume: dict[tuple[str, int], float | None] = {}
     lag_of: dict[tuple[str, int], int | None] = {}
     for topic, row in lag.lags.items():
         for partition, backlog in enumerate(row):
-            window = rates.partition_window(group_id, topic, partition)
             key = (topic, partition)
+            window = windows.get(key)
             lag_of[key] = backlog
-            if window is None:
-                produce[key] = consume[key] = None
-            else:
-                produce[key] = window.recent_produce_rate(span_ms, gap_ms)
-                consume[key] = window.recent_consume_rate(span_ms, gap_ms)
+            produce[key] = window.recent_produce if window is not None else None
     for topics in live.values():
         for topic, partitions in topics.items():
             for partition in partitions:
-                key = (topic, partition)
-                if key not in consume:
-                    window = rates.partition_window(group_id, topic, partition)
-                    consume[key] = (
-                        window.recent_consume_rate(span_ms, gap_ms) if window is not None else None
-                    )
+                window = windows.get((topic, partition))
+                consume[(topic, partition)] = window.recent_consume if window else None
     capacity = capacity_setting
     source = "setting"
     if capacity is None:

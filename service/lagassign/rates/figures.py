@@ -31,7 +31,7 @@ committed offset 125 at 20 s. The log end passed 125 half way between 0 s and
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Sequence
 
 #: A committed offset the group does not have.
@@ -59,26 +59,6 @@ def rate(times_ms: Sequence[int], values: Sequence[int], max_gap_ms: int) -> flo
             grown += after - before
             spent_ms += dt
     return grown * 1000 / spent_ms if spent_ms > 0 else None
-
-
-def recent_rate(
-    times_ms: Sequence[int], values: Sequence[int], span_ms: int, max_gap_ms: int, start: int = 0
-) -> float | None:
-    """:func:`rate` over the newest ``span_ms`` of the window (from ``start`` on).
-
-    The steps taken are those ending within ``span_ms`` of the newest point, and
-    the one step reaching back across that moment, so two points are enough
-    however sparse the window keeps them. Example: points at 0, 30 and 40 s with
-    log ends 0, 300 and 500. With a span of 20 s, the step 0-30 s reaches back
-    across 20 s and 30-40 s ends within it: 500 / 40 s = 12.5 records/s. With a
-    span of 5 s only 30-40 s counts: 200 / 10 s = 20 records/s.
-    """
-    newest = len(times_ms) - 1
-    if newest - start < 1:
-        return None
-    first = bisect_left(times_ms, times_ms[newest] - span_ms, lo=start, hi=newest)
-    first = max(start, min(first, newest) - 1)
-    return rate(times_ms[first:], values[first:], max_gap_ms)
 
 
 def incarnation_start(ends: Sequence[int]) -> int:

@@ -27,18 +27,13 @@ from __future__ import annotations
 
 import logging
 from array import array
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.rates.figures import (
-    NO_OFFSET,
-    incarnation_start,
-    recent_rate,
-    step_counts,
-    time_lag_s,
-)
+from lagassign.rates.figures import NO_OFFSET, incarnation_start, step_counts, time_lag_s
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +41,8 @@ TopicPartition = tuple[str, int]
 
 DEFAULT_WINDOW_S = 900.0
 DEFAULT_MAX_POINTS = 64
+#: How far back a partition's *recent* rates reach (the drain model reads them).
+DEFAULT_RECENT_S = 30.0
 #: The longest step that counts is at least this long (the pipeline's default).
 MIN_MAX_GAP_S = 60.0
 
@@ -67,11 +64,15 @@ class PartitionWindow:
 
     __slots__ = (
         "committed",
+        "committed_bad",
         "committed_grown",
         "committed_ms",
+        "end_bad",
         "end_grown",
         "end_ms",
         "ends",
+        "recent_consume",
+        "recent_produce",
         "start",
         "times",
     )
@@ -86,6 +87,13 @@ class PartitionWindow:
         self.end_ms = 0
         self.committed_grown = 0
         self.committed_ms = 0
+        #: The newest point whose step did not count (a gap, a reset), -1 if none: the
+        #: recent rates start after it.
+        self.end_bad = -1
+        self.committed_bad = -1
+        #: The rates over the newest ``recent_ms`` (:meth:`_recent`), kept at each point.
+        self.recent_produce: float | None = None
+        self.recent_consume: float | None = None
 
     def __len__(self) -> int:
         return len(self.times)
@@ -117,12 +125,17 @@ class PartitionWindow:
             column.pop()
         if self.start >= len(self.times):
             self.start = incarnation_start(self.ends)
+        last = len(self.times) - 1
+        self.end_bad = min(self.end_bad, last)
+        self.committed_bad = min(self.committed_bad, last)
 
     def _pop_oldest(self, max_gap_ms: int) -> None:
         self._step(1, -1, max_gap_ms)
         for column in (self.times, self.ends, self.committed):
             del column[0]
         self.start = max(0, self.start - 1)
+        self.end_bad = max(-1, self.end_bad - 1)
+        self.committed_bad = max(-1, self.committed_bad - 1)
 
     # --- adding a point ------------------------------------------------------------------
 
@@ -136,6 +149,7 @@ class PartitionWindow:
         spacing_ms: int,
         max_gap_ms: int,
         max_points: int,
+        recent_ms: int = 30_000,
     ) -> None:
         """Add the point of one refresh, then drop what the window no longer needs."""
         times = self.times
@@ -154,11 +168,30 @@ class PartitionWindow:
         self.committed.append(committed)
         n = len(times)
         if n >= 2:
-            self._step(n - 1, 1, max_gap_ms)
+            end_ok, committed_ok = self._step(n - 1, 1, max_gap_ms)
             if self.ends[-1] < self.ends[-2]:
                 self.start = n - 1
+            if not end_ok:
+                self.end_bad = n - 1
+            if not committed_ok:
+                self.committed_bad = n - 1
         while len(times) >= 2 and (times[1] <= t_ms - window_ms or len(times) > max_points + 2):
             self._pop_oldest(max_gap_ms)
+        self._recent(recent_ms)
+
+    def _recent(self, recent_ms: int) -> None:
+        """The rates from the newest point back to the last point at least ``recent_ms``
+        older (or the oldest one), but never across a step that did not count: the
+        growth over the time, two subtractions once the point is found."""
+        times = self.times
+        newest = len(times) - 1
+        anchor = bisect_right(times, times[newest] - recent_ms) - 1
+        self.recent_produce = _growth(times, self.ends, max(anchor, self.end_bad, 0), newest)
+        first = max(anchor, self.committed_bad, 0)
+        if self.committed[first] == NO_OFFSET:
+            self.recent_consume = None
+        else:
+            self.recent_consume = _growth(times, self.committed, first, newest)
 
     def _mergeable(self, end: int, committed: int) -> bool:
         """Whether the newest point can be replaced: its step and the new one both move forward.
@@ -182,18 +215,17 @@ class PartitionWindow:
     def consume_rate(self) -> float | None:
         return self.committed_grown * 1000 / self.committed_ms if self.committed_ms > 0 else None
 
-    def recent_produce_rate(self, span_ms: int, max_gap_ms: int) -> float | None:
-        """The produce rate over the newest ``span_ms`` (:func:`~.figures.recent_rate`)."""
-        return recent_rate(self.times, self.ends, span_ms, max_gap_ms, self.start)
-
-    def recent_consume_rate(self, span_ms: int, max_gap_ms: int) -> float | None:
-        """The consume rate over the newest ``span_ms`` (:func:`~.figures.recent_rate`)."""
-        return recent_rate(self.times, self.committed, span_ms, max_gap_ms)
-
     def time_lag_s(self) -> float | None:
         if not self.times:
             return None
         return time_lag_s(self.times, self.ends, self.committed[-1], self.start)
+
+
+def _growth(times: array[int], values: array[int], first: int, newest: int) -> float | None:
+    """Records/s from point ``first`` to point ``newest``; ``None`` when they are one point."""
+    if first >= newest:
+        return None
+    return (values[newest] - values[first]) * 1000 / (times[newest] - times[first])
 
 
 class RateWindow:
@@ -203,7 +235,11 @@ class RateWindow:
     - ``max_points``: the most points a partition keeps (besides the newest and
       the one before the window's start);
     - ``refresh_interval_s``: the lag view's; a step longer than
-      ``max(60 s, 3 refresh intervals + the point spacing)`` is a gap.
+      ``max(60 s, 3 refresh intervals + the point spacing)`` is a gap;
+    - ``recent_s``: how far back each partition's recent produce and consume rates
+      reach (``recent_produce``, ``recent_consume``: from the newest point back to the
+      last point at least that much older, never across a gap or a reset; kept as
+      each point is added, so reading them costs nothing).
     """
 
     def __init__(
@@ -212,12 +248,14 @@ class RateWindow:
         window_s: float = DEFAULT_WINDOW_S,
         max_points: int = DEFAULT_MAX_POINTS,
         refresh_interval_s: float = 10.0,
+        recent_s: float = DEFAULT_RECENT_S,
     ) -> None:
         if window_s <= 0 or refresh_interval_s <= 0:
             raise ValueError("window_s and refresh_interval_s must be positive")
         if max_points < 2:
             raise ValueError("max_points must be at least 2")
         self.window_ms = round(window_s * 1000)
+        self.recent_ms = round(recent_s * 1000)
         self.max_points = max_points
         self.spacing_ms = self.window_ms // max_points
         self.max_gap_ms = max(
@@ -254,7 +292,7 @@ class RateWindow:
         old = self._groups.get(snapshot.group_id, {})
         windows: dict[TopicPartition, PartitionWindow] = {}
         window_ms, spacing_ms = self.window_ms, self.spacing_ms
-        max_gap_ms, max_points = self.max_gap_ms, self.max_points
+        max_gap_ms, max_points, recent_ms = self.max_gap_ms, self.max_points, self.recent_ms
         for p in snapshot.partitions:
             key = (p.topic, p.partition)
             window = old.get(key)
@@ -272,6 +310,7 @@ class RateWindow:
                 spacing_ms=spacing_ms,
                 max_gap_ms=max_gap_ms,
                 max_points=max_points,
+                recent_ms=recent_ms,
             )
         self._groups[snapshot.group_id] = windows
         self._newest[snapshot.group_id] = t_ms
@@ -294,6 +333,10 @@ class RateWindow:
 
     def partition_window(self, group_id: str, topic: str, partition: int) -> PartitionWindow | None:
         return self._groups.get(group_id, {}).get((topic, partition))
+
+    def group_windows(self, group_id: str) -> Mapping[TopicPartition, PartitionWindow]:
+        """The group's windows by partition (read-only; a refresh replaces the mapping whole)."""
+        return self._groups.get(group_id, {})
 
     def rates_of(self, snapshot: GroupSnapshot) -> dict[TopicPartition, PartitionRates]:
         """The figures of every partition of ``snapshot``.
