@@ -20,6 +20,7 @@ cold: a new group on a new topic.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 import pytest
@@ -40,6 +41,12 @@ STARTS = 3
 # The leader's answer held back this long: a window for the late members' JoinGroup.
 HELD_S = 0.8
 REPLACED = "was replaced by another"
+
+
+def ran_for(warning: str) -> float:
+    """The seconds of kafka-python's slow-step warning ("Task ... ran for 0.403s ...")."""
+    found = re.search(r"ran for (\d+(?:\.\d+)?)s", warning)
+    return float(found.group(1)) if found else 0.0
 
 
 async def test_four_members_starting_together_log_no_error(
@@ -77,7 +84,11 @@ async def test_four_members_starting_together_log_no_error(
         errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
         assert errors == [], f"start {start}: {errors}"
         assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
-        assert [(m.note() or {}).get("by") for m in members] == ["sidecar"] * MEMBERS
+        notes = [m.note() for m in members]
+        assert [(n or {}).get("by") for n in notes] == ["sidecar"] * MEMBERS, (
+            notes,
+            [m.fallbacks() for m in members],
+        )
         superseded += sum(REPLACED in r.getMessage() for r in caplog.records)
     # How often a rebalance was replaced is the broker's timing: shown, not asserted.
     print(f"{STARTS} starts of {MEMBERS} members: {superseded} replaced rebalance(s)")
@@ -129,11 +140,12 @@ async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assig
             errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
             assert errors == [], f"start {start}: {errors}"
             assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
-            # The held-back answer held kafka-python's network thread: not the
-            # application's bug, and not reported as one.
+            # The held-back answer held kafka-python's network thread for HELD_S: not the
+            # application's bug, and not reported as one (a busy machine may still make
+            # other steps slow, and those are warned).
             said = [r.getMessage() for r in caplog.records]
-            blocking = [text for text in said if "blocking the event loop" in text]
-            assert blocking == [], blocking
+            slow = [t for t in said if "blocking the event loop" in t and ran_for(t) >= HELD_S / 2]
+            assert slow == [], slow
             replaced += sum(REPLACED in r.getMessage() for r in caplog.records)
     finally:
         holding.stop()
