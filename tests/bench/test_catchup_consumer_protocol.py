@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from bench.catchup_members import ConsumerProtocolGroup, java_available
-from bench.catchup_run import produce_counts, run_one
-from bench.catchup_scenarios import Scenario
+from bench.catchup.members import ConsumerProtocolGroup, java_available
+from bench.catchup.run import produce_counts, run_one
+from bench.catchup.scenarios import Scenario
 from harness.broker import LocalKafka
 from harness.builders import create_topic
 

@@ -11,11 +11,11 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
     RangePartitionAssignor,
 )
 
-from bench.catchup_figures import Stall, catch_up_at, stalled_s, worst_member
-from bench.catchup_members import PythonGroup
-from bench.catchup_run import held, produce_counts, run_one
-from bench.catchup_sampler import Sample
-from bench.catchup_scenarios import Production, Scenario, all_scenarios, lower_bound_s
+from bench.catchup.figures import Stall, catch_up_at, stalled_s, worst_member
+from bench.catchup.members import PythonGroup
+from bench.catchup.run import held, produce_counts, run_one
+from bench.catchup.sampler import Sample
+from bench.catchup.scenarios import Production, Scenario, all_scenarios, lower_bound_s
 from harness.broker import LocalKafka
 from harness.builders import create_topic
 

@@ -53,10 +53,10 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
     RangePartitionAssignor,
 )
 
-from bench.catchup_members import ConsumerProtocolGroup, JavaGroup, PythonGroup, java_available
-from bench.catchup_plot import plot
-from bench.catchup_run import RunResult, Start, produce_counts, run_one, timeline
-from bench.catchup_scenarios import QUICK, Scenario, all_scenarios, lower_bound_s
+from bench.catchup.members import ConsumerProtocolGroup, JavaGroup, PythonGroup, java_available
+from bench.catchup.plot import plot
+from bench.catchup.run import RunResult, Start, produce_counts, run_one, timeline
+from bench.catchup.scenarios import QUICK, Scenario, all_scenarios, lower_bound_s
 from harness.broker import local_broker
 from harness.builders import create_topic
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
@@ -313,7 +313,9 @@ async def bench(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.catchup", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="one scenario, the classic assignors")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "catchup")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.catchup_sampler import Sample
+from bench.catchup.sampler import Sample
 
 THRESHOLD = 0.01
 

@@ -21,16 +21,16 @@ from typing import Any, Literal, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
 
-from bench.catchup_figures import (
+from bench.catchup.figures import (
     THRESHOLD,
     catch_up_at,
     initial_backlog,
     stalled_s,
     worst_member,
 )
-from bench.catchup_members import MemberRecord
-from bench.catchup_sampler import LagSampler, Sample
-from bench.catchup_scenarios import Partition, Production, Scenario, lower_bound_s
+from bench.catchup.members import MemberRecord
+from bench.catchup.sampler import LagSampler, Sample
+from bench.catchup.scenarios import Partition, Production, Scenario, lower_bound_s
 from harness.builders import commit
 
 #: A held scenario's lag is bounded when it ends at most this many seconds of production.

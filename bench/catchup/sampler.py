@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition  # type: ignore[import-unt
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from bench.catchup_scenarios import Partition
+from bench.catchup.scenarios import Partition
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.groups import GroupDescription, GroupReader
 

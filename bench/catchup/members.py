@@ -32,7 +32,7 @@ from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from bench.catchup_figures import Stall
+from bench.catchup.figures import Stall
 from harness.paused_member import PausedMember
 from lagassign_client.advice import RebalanceAdvisor
 
