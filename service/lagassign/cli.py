@@ -109,7 +109,7 @@ def run_assign(
 
 def answer_bytes(raw: bytes, strategy: str, limits: RequestLimits) -> bytes:
     """The answer's JSON for the request body ``raw``, its lags from the request."""
-    request = parse_assign_request(raw)
+    request = parse_assign_request(raw, limits)  # counted before it is decoded
     check_request_limits(request, limits)
     return answer_body(compute_answer(request, request_lag_source(request), strategy))
 
