@@ -17,7 +17,7 @@ LEAVES = {"", "settings", "errors", "redaction", "limits", "_native"}
 # What each room may import besides itself and the leaves, from the top floor down.
 MAY_IMPORT = {
     "cli": {"assign", "core", "serve"},
-    "serve": {"http"},
+    "serve": {"http", "history"},  # history: the directory is checked before the server starts
     "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core", "rates"},
     "groups": {"assign", "forecast", "lagview", "core", "rates"},
     "metrics": {"assign", "lagview", "core", "rates", "history"},
