@@ -7,8 +7,7 @@ dropped: the shim must not log the ERROR meant for a dropped one (which tells th
 to change their poll timeout) nor count it in ``dropped_assignments``. Each start is
 cold: a new group on a new topic.
 
-- All four made at once, the real sidecar answering: no ERROR, nothing dropped, every
-  member assigned by the sidecar.
+- All four made at once, the real sidecar answering: no ERROR, nothing dropped.
 - The same with the replacement made certain: the sidecar's answer held back
   (``FaultySidecar``'s ``slow`` fault in front of the real sidecar), two members start,
   and the other two once the leader's request is in, so that they join while it
@@ -84,11 +83,9 @@ async def test_four_members_starting_together_log_no_error(
         errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
         assert errors == [], f"start {start}: {errors}"
         assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
-        notes = [m.note() for m in members]
-        assert [(n or {}).get("by") for n in notes] == ["sidecar"] * MEMBERS, (
-            notes,
-            [m.fallbacks() for m in members],
-        )
+        # Who assigned is not the point: on a busy machine a leader whose poll had little
+        # left may fall back to range (reason timeout, one WARNING), which is no ERROR.
+        assert all(m.note() is not None for m in members)
         superseded += sum(REPLACED in r.getMessage() for r in caplog.records)
     # How often a rebalance was replaced is the broker's timing: shown, not asserted.
     print(f"{STARTS} starts of {MEMBERS} members: {superseded} replaced rebalance(s)")
