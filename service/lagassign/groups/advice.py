@@ -1,11 +1,14 @@
-"""Rebalance advice for one classic group: would a rebalance now pay? Pure values.
+"""Rebalance advice for one group: would a rebalance now pay? Pure values.
 
 A classic group is assigned only when a rebalance happens anyway (a member joins,
 leaves, or changes its subscription). The advice says when one is worth forcing:
 
 - the lag is fresh: the group's snapshot was read in the last refresh, completely
   (no stale or unknown partition), and Kafka is up;
-- the group is ``Stable`` on the classic protocol and its live assignment is known;
+- the group is ``Stable`` on the classic protocol and its live assignment is known
+  (with ``AdvicePolicy.consumer_groups``, also a ``Stable`` consumer-protocol group
+  assigned by lagassign's broker plugin: the sidecar then makes the broker
+  recompute its assignment, :mod:`lagassign.groups.nudger`);
 - the default strategy, run on the snapshot's lags with the live assignment as
   ``owned``, lowers the worst member's lag by at least ``min_gain`` (a share) and
   moves at least one partition; with the member capacity known (the ``drain`` lag
@@ -54,6 +57,8 @@ HOLD_SHARE = 0.1
 COOLDOWN_SHARE = 0.5
 #: With the capacity known: the least share of the projected catch-up a rebalance saves.
 FLOW_MIN_SHARE = 0.1
+#: The broker plugin's assignor name: a consumer-protocol group is advised only on it.
+PLUGIN_ASSIGNOR = "lagassign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,8 @@ class AdvicePolicy:
     stale_after_s: float | None = None
     rebalance_cost_s: float = 1.0
     min_wait_s: float = 0.0
+    #: Weigh consumer-protocol groups on the broker plugin too (the nudge acts on them).
+    consumer_groups: bool = False
 
     def timing(self, now_s: float | None, after_s: float | None) -> tuple[float, float]:
         """The hold and the cooldown, given the projected catch-up now and after."""
@@ -137,6 +144,10 @@ class Advice:
     #: (its weight over the member capacity; ``None`` while the capacity is unknown).
     catch_up_now_s: float | None = None
     catch_up_after_s: float | None = None
+    #: Consumer-protocol groups: how often the sidecar made the broker recompute the
+    #: assignment on this advice, and what the last time did (:mod:`.nudger`).
+    nudges: int = 0
+    last_nudge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +257,13 @@ def advise(
         return Outcome(advice, judged if weighed else base, rebalanced, followed)
 
     if snapshot.protocol_type != "classic":
-        return no(f"only classic groups are advised (protocol {snapshot.protocol_type})")
+        if not policy.consumer_groups or snapshot.protocol_type != "consumer":
+            return no(f"only classic groups are advised (protocol {snapshot.protocol_type})")
+        if snapshot.assignment_strategy != PLUGIN_ASSIGNOR:
+            return no(
+                f"the group's assignor is {snapshot.assignment_strategy!r}, not "
+                f"{PLUGIN_ASSIGNOR!r}: a new target assignment would not balance lag"
+            )
     if snapshot.state != "Stable":
         state_name = snapshot.state or "in an unknown state"
         return no(f"the group is {state_name}, not Stable", weighed=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 
 from lagassign.assign.lag_sources import LagOrigin
@@ -48,6 +49,8 @@ class AdviceTracker:
         self._states: dict[str, AdviceState] = {}
         self._advice: dict[str, Advice] = {}
         self._followed: dict[str, int] = {}
+        # group -> (nudges so far, the last one's line): kept on every advice of the group.
+        self._nudges: dict[str, tuple[int, str]] = {}
         self._forecast: ForecastSource | None = None
         self._rates: RateWindow | None = None
         self._model = "backlog"
@@ -120,6 +123,17 @@ class AdviceTracker:
         """Group -> rebalances seen while the advice was to rebalance."""
         return dict(self._followed)
 
+    def record_nudge(self, group_id: str, line: str) -> None:
+        """One more nudge of ``group_id`` (:mod:`lagassign.groups.nudger`), shown on its advice."""
+        count = self._nudges.get(group_id, (0, ""))[0] + 1
+        self._nudges[group_id] = (count, line)
+        advice = self._advice.get(group_id)
+        if advice is not None:
+            self._advice = {
+                **self._advice,
+                group_id: replace(advice, nudges=count, last_nudge=line),
+            }
+
     def observe(self, refresh: Refresh, *, kafka_up: bool, groups: set[str]) -> None:
         """One step for every group in ``groups`` and every freshly read group.
 
@@ -145,6 +159,9 @@ class AdviceTracker:
             )
             states[group_id] = outcome.state
             advice[group_id] = outcome.advice
+            if group_id in self._nudges:
+                count, line = self._nudges[group_id]
+                advice[group_id] = replace(outcome.advice, nudges=count, last_nudge=line)
             if outcome.followed_advice:
                 followed[group_id] = followed.get(group_id, 0) + 1
         self._states, self._advice, self._followed = states, advice, followed

@@ -354,6 +354,10 @@ class AdviceOut(WireModel):
     #: (null while the member capacity is unknown: the drain lag model measures it).
     catch_up_now_seconds: float | None
     catch_up_after_seconds: float | None
+    #: Consumer-protocol groups (LAGASSIGN_NUDGE_CONSUMER_GROUPS): how often the sidecar
+    #: made the broker recompute the assignment on the advice, and what the last time did.
+    nudges: int = 0
+    last_nudge: str | None = None
 
     @classmethod
     def of(cls, a: Advice) -> AdviceOut:
@@ -376,6 +380,8 @@ class AdviceOut(WireModel):
             assignment_digest=a.assignment_digest,
             catch_up_now_seconds=rounded(a.catch_up_now_s, 2),
             catch_up_after_seconds=rounded(a.catch_up_after_s, 2),
+            nudges=a.nudges,
+            last_nudge=a.last_nudge,
         )
 
 

@@ -18,6 +18,7 @@ from lagassign.assign.answer_log import AnswerLog
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.groups.nudger import GroupNudger
 from lagassign.groups.report import live_status
 from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
@@ -30,6 +31,7 @@ from lagassign.lagview.rules import Isolation
 from lagassign.lagview.view import LagView
 from lagassign.metrics import ServiceMetrics, service_metrics
 from lagassign.metrics.advice import AdviceCollector
+from lagassign.metrics.nudge import NudgeCollector
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 
@@ -63,10 +65,15 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     )
     rates: RateWindow | None = None
     advice = advice_tracker(settings)
+    nudger: GroupNudger | None = None
     if kafka:
         rates = rate_window(settings)
         listeners = [*refresh_listeners(settings, metrics), rates, advice]
         lag_view = kafka_lag_view(settings, listeners=listeners)
+        if settings.nudge_consumer_groups:
+            # After the advice: it acts on the advice this refresh computed.
+            nudger = GroupNudger(advice, lag_view.nudge)
+            lag_view.listeners.append(nudger)
     elif isinstance(lag_view, RefreshLoop):
         lag_view.listeners.extend((advice, metrics.assignments))
     if lag_view is not None:
@@ -75,6 +82,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     if lag_view is not None and rates is not None:
         metrics.collect_rates_of(lag_view, rates)
     metrics.registry.register(AdviceCollector(advice))
+    metrics.registry.register(NudgeCollector(nudger.counts if nudger is not None else dict))
     forecast = ForecastSource.from_settings(settings)
     if forecast is not None:
         metrics.collect_weights_of(forecast)
@@ -116,6 +124,7 @@ def advice_tracker(settings: Settings) -> AdviceTracker:
         rebalance_cost_s=settings.advice_rebalance_cost_s,
         # at least three refreshes: a gain seen once is not yet a gain that lasts
         min_wait_s=3 * float(settings.refresh_interval_s),
+        consumer_groups=settings.nudge_consumer_groups,
     )
     return AdviceTracker(policy)
 

@@ -130,6 +130,11 @@ class GroupReader:
         # group id -> group type (classic or consumer) from the last listing.
         self._types: dict[str, str] = {}
 
+    @property
+    def client(self) -> Any:
+        """aiokafka's connection the reader sends through (its coordinators, its versions)."""
+        return self._client
+
     async def list_groups(self) -> list[ListedGroup]:
         """Every group the cluster knows, with state and type where the broker says."""
         async with asyncio.timeout(self._timeout_s):

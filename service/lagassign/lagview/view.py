@@ -15,6 +15,7 @@ from typing import Any
 
 from lagassign.lagview.clients import KafkaClients
 from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.nudge import NudgeResult, nudge
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot
@@ -122,3 +123,11 @@ class LagView(RefreshLoop):
     ) -> GroupSnapshot | None:
         """The snapshot of ``group_id`` listing ``topics``, read within ``budget_s`` if need be."""
         return await self.store.fetch_group(group_id, budget_s, topics)
+
+    async def nudge(self, group_id: str, wait_s: float = 10.0) -> NudgeResult:
+        """Make the broker recompute ``group_id``'s target assignment (:mod:`.nudge`):
+        the sidecar's own member joins and leaves, through the view's connection."""
+        clients = await self.clients.ensure()
+        return await nudge(
+            clients.groups, group_id, wait_s=wait_s, timeout_s=self.request_timeout_s
+        )

@@ -1,0 +1,254 @@
+"""A stable consumer-protocol group whose lag turns skewed is rebalanced by the sidecar's nudge.
+
+A real broker started with lagassign's plugin calls a real ``lagassign serve``
+(``LAGASSIGN_NUDGE_CONSUMER_GROUPS=true``), which starts cold, before the group
+exists. Two confluent-kafka members (``group.protocol=consumer``,
+``group.remote.assignor=lagassign``) form a group on an empty topic and settle.
+Then a backlog lands on both partitions of one member only (nobody commits, so
+the lag stays; the sidecar counts it with the ``earliest`` reset policy). Nothing
+in the clients changes, so Kafka would keep the assignment for ever; the advice
+says a rebalance would pay, and the sidecar's own member joins and leaves the
+group: the group epoch moves twice, the plugin answers, the live assignment
+becomes the sidecar's last answer (one hot partition each), the members keep
+consuming, and the nudge is counted once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from confluent_kafka import Consumer, Producer
+
+from harness.broker import LocalKafka
+from harness.poll import eventually
+from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from tests.broker.conftest import ASSIGNMENT_LINE
+from tests.broker.consumers import Owned, consumers, create_topic, each_partition_once, owned
+
+pytestmark = [pytest.mark.kafka]
+
+DEADLINE_MS = 500
+REFRESH_S = 1.0
+SETTLE_S = 120.0
+PARTITIONS = 4
+HOT = 2_000
+
+
+@dataclass
+class NudgeBroker:
+    kafka: LocalKafka
+    sidecar: SidecarProcess
+
+    def group(self, group_id: str) -> dict[str, Any] | None:
+        return self.sidecar.group(group_id)
+
+    def metrics(self) -> str:
+        return httpx.get(f"{self.sidecar.url}/metrics", timeout=10.0).text
+
+    def assignments(self, group_id: str) -> list[tuple[int, str]]:
+        """(epoch, assignor) of every target assignment the coordinator computed for the group."""
+        text = (self.kafka.directory / "kafka.log").read_text(errors="replace")
+        return [
+            (int(m["epoch"]), m["assignor"])
+            for m in ASSIGNMENT_LINE.finditer(text)
+            if m["group"] == group_id
+        ]
+
+
+@pytest.fixture(scope="module")
+def nudge_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NudgeBroker]:
+    port = free_port()
+    directory: Path = tmp_path_factory.mktemp("kafka-nudge")
+    kafka = LocalKafka(
+        directory,
+        start_args=(
+            "--lagassign-url",
+            f"http://127.0.0.1:{port}",
+            "--lagassign-timeout-ms",
+            str(DEADLINE_MS),
+            "--set",
+            "lagassign.breaker.failures=1000",
+            "--set",
+            "group.consumer.min.heartbeat.interval.ms=500",
+            "--set",
+            "group.consumer.heartbeat.interval.ms=500",
+        ),
+    )
+    kafka.start(timeout_s=240)
+    try:
+        sidecar = start_sidecar(
+            {
+                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
+                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
+                "LAGASSIGN_RESET_POLICY": "earliest",
+                "LAGASSIGN_LAG_MODEL": "backlog",
+                "LAGASSIGN_NUDGE_CONSUMER_GROUPS": "true",
+                "LAGASSIGN_ADVICE_HOLD_S": "2",
+                "LAGASSIGN_ADVICE_COOLDOWN_S": "5",
+            },
+            directory / "sidecar.log",
+            port=port,
+        )
+        try:
+            yield NudgeBroker(kafka, sidecar)
+        finally:
+            sidecar.stop()
+    finally:
+        kafka.stop()
+
+
+class Reading:
+    """The members, polled in turn; every record they return is kept by (member, partition)."""
+
+    def __init__(self, members: list[Consumer]) -> None:
+        self.members = members
+        self.read: dict[bytes, list[tuple[str, int]]] = {}
+
+    def pump(self, seconds: float) -> Owned:
+        """Poll every member for about ``seconds`` (a bounded number of rounds), then
+        what each owns."""
+        rounds = max(1, int(seconds / (0.05 * len(self.members))))
+        for _ in range(rounds):
+            for consumer in self.members:
+                for message in consumer.consume(500, 0.05):
+                    if message.error() is not None:
+                        continue
+                    value, partition = message.value(), message.partition()
+                    assert isinstance(value, bytes)
+                    assert partition is not None
+                    self.read.setdefault(value, []).append((consumer.memberid(), partition))
+        return owned(self.members)
+
+
+def produce(bootstrap: str, topic: str, counts: dict[int, int], tag: str) -> set[bytes]:
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    values: set[bytes] = set()
+    for partition, count in counts.items():
+        for n in range(count):
+            value = f"{tag}:{partition}:{n}".encode()
+            producer.produce(topic, value=value, partition=partition)
+            values.add(value)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+    return values
+
+
+def live_in_sidecar(body: dict[str, Any]) -> Owned:
+    return {
+        m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
+        for m in body["members"]
+    }
+
+
+def nudges_metric(text: str, group: str) -> dict[str, float]:
+    pattern = re.compile(
+        r'^lagassign_nudges_total\{group="' + re.escape(group) + r'",outcome="([a-z_]+)"\} (\S+)$',
+        re.MULTILINE,
+    )
+    return {outcome: float(value) for outcome, value in pattern.findall(text)}
+
+
+def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
+    nudge_broker: NudgeBroker, kafka_names: Callable[[str], str]
+) -> None:
+    topic, group = kafka_names("topic"), kafka_names("group")
+    bootstrap = nudge_broker.kafka.bootstrap
+    create_topic(bootstrap, topic, PARTITIONS)
+    with consumers(bootstrap, group, topic, 2, "lagassign") as members:
+        reading = Reading(members)
+
+        def settled() -> Owned | None:
+            state = reading.pump(0.5)
+            counts = [len(held) for held in state.values()]
+            if (
+                len(state) == 2
+                and each_partition_once(state, topic, PARTITIONS)
+                and counts == [2, 2]
+            ):
+                return state
+            return None
+
+        state = eventually(settled, SETTLE_S, "the group settles, two partitions each")
+
+        def stable_in_sidecar() -> dict[str, Any] | None:
+            now = reading.pump(0.3)
+            body = nudge_broker.group(group)
+            if body is None or body["header"]["state"] != "Stable" or now != state:
+                return None
+            return body if live_in_sidecar(body) == state else None
+
+        before = eventually(stable_in_sidecar, 60, "the sidecar sees the stable group")
+        epoch_before = before["header"]["group_epoch"]
+        assert before["header"]["assignment_strategy"] == "lagassign"
+        assert before["advice"]["nudges"] == 0
+        assert nudges_metric(nudge_broker.metrics(), group) == {}
+
+        # The backlog lands on both partitions of one member: it now holds all the lag.
+        hot_member = next(m for m, held in state.items() if (topic, 0) in held)
+        hot = sorted(p for _, p in state[hot_member])
+        produce(bootstrap, topic, {p: HOT for p in hot}, "hot")
+
+        def rebalanced() -> dict[str, Any] | None:
+            now = reading.pump(0.5)
+            body = nudge_broker.group(group)
+            if body is None or body["header"]["group_epoch"] < epoch_before + 2:
+                return None
+            if body["header"]["state"] != "Stable" or live_in_sidecar(body) != now:
+                return None
+            if any(len({p for _, p in held} & set(hot)) != 1 for held in now.values()):
+                return None
+            if body["live_vs_last_answer"]["status"] != "matches":
+                return None
+            return body
+
+        after = eventually(rebalanced, SETTLE_S, "the nudge rebalances the group by lag")
+        epoch_after = after["header"]["group_epoch"]
+        advice = after["advice"]
+        print(
+            f"\nnudge: group epoch {epoch_before} -> {epoch_after}; "
+            f"last nudge: {advice['last_nudge']}; answers: {after['last_answers'][:3]}"
+        )
+        assert advice["nudges"] == 1
+        assert advice["last_nudge"].startswith("nudged")
+        # The sidecar's last answer is the live assignment: two members, one hot partition each.
+        last = after["last_answers"][0]
+        assert last["members"] == 2
+        assert last["max_lag"] == HOT
+        # Every epoch the nudge caused was computed by lagassign's plugin.
+        computed = dict(nudge_broker.assignments(group))
+        assert all(
+            computed.get(e) == "lagassign" for e in range(epoch_before + 1, epoch_after + 1)
+        ), computed
+        assert nudges_metric(nudge_broker.metrics(), group) == {"nudged": 1.0}
+
+        # The members keep consuming: new records on every partition reach their owners.
+        live = owned(members)
+        owner = {p: m for m, held in live.items() for _, p in held}
+        fresh = produce(bootstrap, topic, dict.fromkeys(range(PARTITIONS), 10), "after")
+
+        def consumed() -> bool:
+            reading.pump(0.5)
+            return all(v in reading.read for v in fresh)
+
+        eventually(consumed, SETTLE_S, "the records produced after the nudge are consumed")
+        for value in fresh:
+            partition = int(value.split(b":")[1])
+            assert {m for m, p in reading.read[value]} == {owner[partition]}, value
+
+        # Balanced now: the advice says so at a later refresh, and no second nudge followed.
+        def calm() -> dict[str, Any] | None:
+            reading.pump(0.3)
+            body = nudge_broker.group(group)
+            if body is None or body["advice"]["as_of"] <= advice["as_of"]:
+                return None
+            return body if not body["advice"]["advised"] else None
+
+        quiet = eventually(calm, 60, "the advice no longer advises a rebalance")
+        assert quiet["advice"]["nudges"] == 1
+        assert quiet["header"]["group_epoch"] == epoch_after

@@ -1,0 +1,151 @@
+"""Consumer-protocol groups: their advice, and the nudger that acts on it (no Kafka).
+
+The nudge itself (the sidecar's member joining and leaving) is proven on a real
+broker in ``tests/broker/test_nudge_kafka.py``; here the decision around it: which
+groups are weighed, when a nudge starts, that it never repeats within the
+cooldown, how it is counted and shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import datetime, timedelta
+
+from lagassign.groups.advice import AdvicePolicy, advise
+from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.groups.nudger import GroupNudger, nudge_line
+from lagassign.http.schemas_groups import AdviceOut
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.nudge import NudgeResult
+from lagassign.lagview.snapshot import GroupSnapshot
+from lagassign.metrics.nudge import NudgeCollector
+from tests.service.group_builders import AS_OF, snapshot_of
+
+SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
+LAGS: dict[str, list[int | None]] = {"t0": [900, 800, 10, 10]}
+POLICY = AdvicePolicy(min_gain=0.3, hold_s=0, cooldown_s=60, consumer_groups=True)
+
+
+def consumer_group(
+    assignor: str = "lagassign", assignment: dict[str, dict[str, list[int]]] = SKEWED
+) -> GroupSnapshot:
+    snap = snapshot_of("g", assignment, LAGS, protocol_type="consumer")
+    return dataclasses.replace(snap, assignment_strategy=assignor)
+
+
+def test_a_consumer_group_on_the_plugin_is_advised_when_the_nudge_is_on() -> None:
+    o = advise("g", consumer_group(), None, now=AS_OF, kafka_up=True, policy=POLICY)
+    assert o.advice.advised, o.advice.reason
+    assert (o.advice.worst_lag_now, o.advice.worst_lag_after) == (1700, 910)
+
+
+def test_without_the_setting_or_on_another_assignor_it_is_not() -> None:
+    off = dataclasses.replace(POLICY, consumer_groups=False)
+    o = advise("g", consumer_group(), None, now=AS_OF, kafka_up=True, policy=off)
+    assert not o.advice.advised
+    assert "only classic groups" in o.advice.reason
+    o = advise("g", consumer_group("uniform"), None, now=AS_OF, kafka_up=True, policy=POLICY)
+    assert not o.advice.advised
+    assert "'uniform', not 'lagassign'" in o.advice.reason
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.wall = AS_OF
+
+    def __call__(self) -> float:
+        return self.now
+
+    def utc(self) -> datetime:
+        return self.wall
+
+
+class FakeNudge:
+    """Stands in for the Kafka side only: records the calls, answers ``outcome``."""
+
+    def __init__(self, outcome: str = "nudged") -> None:
+        self.calls: list[str] = []
+        self.outcome = outcome
+
+    async def __call__(self, group_id: str) -> NudgeResult:
+        self.calls.append(group_id)
+        return NudgeResult(group_id, "m-x", self.outcome, "", 5, 6, 0.4)  # type: ignore[arg-type]
+
+
+async def settle(nudger: GroupNudger) -> None:
+    for _ in range(10):  # the nudge task runs on the loop: a few turns finish it
+        await asyncio.sleep(0)
+    await nudger.close()
+
+
+def run_refreshes(
+    snapshots: list[tuple[float, GroupSnapshot]], outcome: str = "nudged"
+) -> tuple[FakeNudge, GroupNudger, AdviceTracker]:
+    clock = Clock()
+    tracker = AdviceTracker(POLICY, clock=clock.utc)
+    fake = FakeNudge(outcome)
+    nudger = GroupNudger(tracker, fake, clock=clock)
+
+    async def go() -> None:
+        for t, snap in snapshots:
+            clock.now = t
+            clock.wall = AS_OF + timedelta(seconds=t)
+            snap = dataclasses.replace(snap, as_of=clock.wall)
+            refresh = Refresh(0.1, True, [snap])
+            tracker.observe(refresh, kafka_up=True, groups={snap.group_id})
+            await nudger.refreshed(refresh)
+            for _ in range(10):
+                await asyncio.sleep(0)
+        await settle(nudger)
+
+    asyncio.run(go())
+    return fake, nudger, tracker
+
+
+def test_an_advised_group_is_nudged_once_within_the_cooldown() -> None:
+    # The nudge moves nothing (the same skew stays): still only one nudge per 60 s.
+    steps = [(float(t), consumer_group()) for t in range(0, 59, 1)]
+    fake, nudger, tracker = run_refreshes(steps, outcome="not_recomputed")
+    assert fake.calls == ["g"]
+    assert nudger.counts() == {("g", "not_recomputed"): 1}
+    advice = tracker.advice_of("g")
+    assert advice is not None
+    assert advice.nudges == 1
+    assert advice.last_nudge is not None
+    assert advice.last_nudge.startswith("not_recomputed")
+    # After the cooldown, a skew that lasts is nudged again.
+    fake, nudger, _ = run_refreshes([(0.0, consumer_group()), (60.0, consumer_group())])
+    assert fake.calls == ["g", "g"]
+    assert nudger.counts() == {("g", "nudged"): 2}
+
+
+def test_classic_and_balanced_groups_are_never_nudged() -> None:
+    classic = snapshot_of("g", SKEWED, LAGS)
+    fake, _, tracker = run_refreshes([(0.0, classic)])
+    advice = tracker.advice_of("g")
+    assert advice is not None
+    assert advice.advised  # advised: the classic helpers act on it
+    assert fake.calls == []
+    balanced = consumer_group(assignment={"c-1": {"t0": [0, 2]}, "c-2": {"t0": [1, 3]}})
+    fake, _, _ = run_refreshes([(0.0, balanced)])
+    assert fake.calls == []
+
+
+def test_the_nudge_is_shown_on_the_advice_and_counted_in_the_metric() -> None:
+    _, nudger, tracker = run_refreshes([(0.0, consumer_group()), (1.0, consumer_group())])
+    advice = tracker.advice_of("g")
+    assert advice is not None
+    body = AdviceOut.of(advice).model_dump()
+    assert body["nudges"] == 1
+    assert body["last_nudge"] == "nudged, group epoch 5 -> 6 (join) -> leave in 0.4 s"
+    (family,) = NudgeCollector(nudger.counts).collect()
+    assert [(s.name, s.labels, s.value) for s in family.samples] == [
+        ("lagassign_nudges_total", {"group": "g", "outcome": "nudged"}, 1.0)
+    ]
+
+
+def test_a_failed_nudge_reads_as_such() -> None:
+    line = nudge_line(NudgeResult("g", "m", "refused", "GroupAuthorizationFailedError"))
+    assert line == "refused in 0.0 s: GroupAuthorizationFailedError"
