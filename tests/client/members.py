@@ -334,6 +334,7 @@ class JavaMember:
         *,
         max_poll_records: int | None = None,
         work_ms: int = 0,
+        spring: bool = False,
     ) -> None:
         self.name = name
         #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
@@ -355,15 +356,23 @@ class JavaMember:
             ),
             "-cp",
             classpath,
-            "io.lagassign.GroupMember",
+            # spring: the README's Spring Kafka recipe (a listener container) instead of a
+            # hand-written poll loop; it commits after every batch and takes no advisor.
+            *(["io.lagassign.SpringMember"] if spring else ["io.lagassign.GroupMember"]),
             bootstrap,
             group,
             ",".join(topics),
             url,
             str(round(timeout_s * 1000)),
             name,
-            "true" if commit else "false",
-            *([str(advise_ms)] if advise_ms is not None else []),
+            *(
+                []
+                if spring
+                else [
+                    "true" if commit else "false",
+                    *([str(advise_ms)] if advise_ms is not None else []),
+                ]
+            ),
         ]
         self._log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] | None = None
