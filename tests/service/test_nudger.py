@@ -16,8 +16,10 @@ from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.nudger import GroupNudger, nudge_line
 from lagassign.http.schemas_groups import AdviceOut
+from lagassign.lagview.groups import NUDGE_TOPIC, consumer_group_answer
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.nudge import NudgeResult
+from lagassign.lagview.protocol import DescribedConsumerGroup, DescribedConsumerMember
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.nudge import NudgeCollector
 from tests.service.group_builders import AS_OF, snapshot_of
@@ -149,3 +151,16 @@ def test_the_nudge_is_shown_on_the_advice_and_counted_in_the_metric() -> None:
 def test_a_failed_nudge_reads_as_such() -> None:
     line = nudge_line(NudgeResult("g", "m", "refused", "GroupAuthorizationFailedError"))
     assert line == "refused in 0.0 s: GroupAuthorizationFailedError"
+
+
+def test_the_view_leaves_the_nudge_topic_out_of_a_members_subscription() -> None:
+    own = DescribedConsumerMember(
+        "m-x", None, None, 4, "lagassign", "/127.0.0.1", (NUDGE_TOPIC,), None, (), ()
+    )
+    real = dataclasses.replace(own, member_id="m-1", subscribed_topics=("t0",))
+    group = DescribedConsumerGroup(0, None, "g", "Assigning", 4, 3, "lagassign", (own, real))
+    members = consumer_group_answer(group).members
+    assert [(m.member_id, m.subscribed_topics) for m in members] == [
+        ("m-1", ("t0",)),
+        ("m-x", ()),
+    ]

@@ -60,6 +60,11 @@ COORDINATOR_ATTEMPTS = 30
 CLASSIC = "classic"
 CONSUMER = "consumer"
 
+#: The topic the sidecar's own short-lived member subscribes to (:mod:`.nudge`). It must
+#: not exist; the view leaves it out of a member's subscription, so a refresh that sees
+#: that member never reads offsets of a topic that is not there.
+NUDGE_TOPIC = "lagassign-nudge.no-such-topic"
+
 # A group's committed offsets: topic -> partition -> offset.
 CommittedOffsets = dict[str, dict[int, int]]
 
@@ -381,7 +386,7 @@ def consumer_group_answer(group: DescribedConsumerGroup) -> GroupDescription:
                 host=m.client_host,
                 assignment=assignment,
                 rack=m.rack,
-                subscribed_topics=tuple(sorted(m.subscribed_topics)),
+                subscribed_topics=tuple(sorted(set(m.subscribed_topics) - {NUDGE_TOPIC})),
                 member_epoch=m.member_epoch,
             )
         )

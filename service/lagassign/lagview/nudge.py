@@ -53,15 +53,14 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 )
 
 from lagassign.lagview.errors import LagViewError
-from lagassign.lagview.groups import COORDINATOR_MOVED, GroupReader
+from lagassign.lagview.groups import COORDINATOR_MOVED, NUDGE_TOPIC, GroupReader
+
+__all__ = ["NUDGE_TOPIC", "ConsumerGroupHeartbeat", "NudgeResult", "nudge"]
 
 CONSUMER_GROUP_HEARTBEAT_KEY = 68
 #: Member epochs of the heartbeat: 0 joins, -1 leaves.
 JOIN_EPOCH = 0
 LEAVE_EPOCH = -1
-#: The topic the sidecar's member subscribes to. It must not exist: a member of a
-#: topic that exists would be given partitions. Kafka checks DESCRIBE on it.
-NUDGE_TOPIC = "lagassign-nudge.no-such-topic"
 #: How long the coordinator may wait for the member to revoke (it never holds any).
 REBALANCE_TIMEOUT_MS = 30_000
 #: The pace of the member's heartbeats and checks while it waits for the new target.
