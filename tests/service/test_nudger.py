@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.nudger import GroupNudger, nudge_line
+from lagassign.groups.page import render_group
+from lagassign.groups.report import group_report
 from lagassign.http.schemas_groups import AdviceOut
 from lagassign.lagview.groups import NUDGE_TOPIC, consumer_group_answer
 from lagassign.lagview.listeners import Refresh
@@ -164,3 +166,16 @@ def test_the_view_leaves_the_nudge_topic_out_of_a_members_subscription() -> None
         ("m-1", ("t0",)),
         ("m-x", ()),
     ]
+
+
+def test_the_group_page_says_how_often_the_group_was_nudged() -> None:
+    _, _, tracker = run_refreshes([(0.0, consumer_group())])
+    advice = tracker.advice_of("g")
+    assert advice is not None
+    snap = consumer_group()
+    report = group_report("g", snap, (), default_strategy="balanced", now=AS_OF)
+    page = render_group(report, advice)
+    assert 'id="nudges"' in page
+    assert "Nudged 1 time</b>" in page
+    assert "the last: nudged, group epoch 5 -&gt; 6 (join) -&gt; leave in 0.4 s" in page
+    assert 'id="nudges"' not in render_group(report, dataclasses.replace(advice, nudges=0))
