@@ -40,8 +40,9 @@ BATCH = 100
 # How often a member with the rebalance advisor may ask the sidecar.
 ADVISE_EVERY_S = 1.0
 HERE = Path(__file__).resolve().parent
-JAVA_SOURCE = HERE / "java" / "RateLimitedConsumer.java"
-CLASSPATH_FILE = HERE.parent / "deploy" / "local-kafka" / "target" / "classpath.txt"
+# bench/java and the repository's deploy/: one and two levels above this package.
+JAVA_SOURCE = HERE.parent / "java" / "RateLimitedConsumer.java"
+CLASSPATH_FILE = HERE.parents[1] / "deploy" / "local-kafka" / "target" / "classpath.txt"
 JAVA_STOP_S = 40.0
 
 
@@ -209,7 +210,7 @@ class PythonGroup:
 def java_available() -> str | None:
     """Why the Java group cannot run here, or None when it can."""
     if not CLASSPATH_FILE.exists():
-        return f"no {CLASSPATH_FILE.relative_to(HERE.parent)} (run make kafka-dist)"
+        return f"no {CLASSPATH_FILE.relative_to(HERE.parents[1])} (run make kafka-dist)"
     if not any((Path(d) / "java").exists() for d in os.environ.get("PATH", "").split(":")):
         return "no java on PATH"
     return None
