@@ -26,6 +26,10 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
 ``--quick`` (``make catchup-quick``): the ``hot-per-topic`` scenario, an existing
 group (offsets committed at the start of the backlog), the four classic assignors.
 
+``--nudge``: the sidecar nudges the consumer-protocol groups on the plugin when its
+advice says a rebalance pays (``LAGASSIGN_NUDGE_CONSUMER_GROUPS=true``; it acts on
+``lagassign-broker`` only: the other groups are classic or on ``uniform``).
+
 ``--assignor balanced+advice``: ``balanced`` with every member's
 ``RebalanceAdvisor`` acting on the sidecar's rebalance advice (``--advice-hold-s``,
 ``--advice-cooldown-s``; unset by default, so the sidecar's own defaults apply: in
@@ -275,10 +279,11 @@ async def bench(
     starts: Sequence[Start],
     seed: int,
     out: Path,
-    lag_model: str = "backlog",
+    lag_model: str = "drain",
     port: int | None = None,
     plugin: bool = False,
     advice: tuple[float | None, float | None] = (None, None),
+    nudge: bool = False,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -299,6 +304,7 @@ async def bench(
             # Unset unless given: the sidecar's defaults, in proportion to the catch-up.
             **({"LAGASSIGN_ADVICE_HOLD_S": str(advice[0])} if advice[0] is not None else {}),
             **({"LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1])} if advice[1] is not None else {}),
+            "LAGASSIGN_NUDGE_CONSUMER_GROUPS": "true" if nudge else "false",
         },
         out / "sidecar.log",
         port=port,
@@ -323,8 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lag-model",
         choices=("backlog", "load", "drain"),
-        default="backlog",
-        help="the sidecar's LAGASSIGN_LAG_MODEL (load: lag + produce rate x horizon)",
+        default="drain",
+        help="the sidecar's LAGASSIGN_LAG_MODEL (drain, its default: lag + produce rate x "
+        "the group's catch-up horizon; load: x a fixed horizon; backlog: the lag alone)",
     )
     parser.add_argument(
         "--assignor", action="append", choices=(*ASSIGNORS, ADVISED), help="only these"
@@ -340,6 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=float,
         default=None,
         help="the sidecar's LAGASSIGN_ADVICE_COOLDOWN_S (default: unset, the sidecar's own)",
+    )
+    parser.add_argument(
+        "--nudge",
+        action="store_true",
+        help="the sidecar nudges consumer-protocol groups on its advice (lagassign-broker)",
     )
     parser.add_argument(
         "--start",
@@ -398,6 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 port,
                 plugin=args.bootstrap is None,
                 advice=(args.advice_hold_s, args.advice_cooldown_s),
+                nudge=args.nudge,
             )
         )
     print(

@@ -214,7 +214,7 @@ class Settings(BaseSettings):
     #: The weight /assign uses from the lag view: ``backlog`` (lag), ``load``
     #: (lag + produce rate x ``LAGASSIGN_LOAD_HORIZON_S``) or ``drain`` (lag + produce
     #: rate x the group's catch-up horizon, lagassign.rates.drain).
-    lag_model: LagModel = "backlog"
+    lag_model: LagModel = "drain"
     load_horizon_s: float = Field(60.0, gt=0, le=86_400)
     #: Records/s one member can read, for the ``drain`` model (unset: measured).
     member_capacity: float | None = Field(None, gt=0, le=1e12)

@@ -225,7 +225,7 @@ def check_balanced_beats_uniform(
 ) -> tuple[int, int]:
     last = body["last_answers"][0]
     assert last["strategy"] == "balanced"
-    assert last["lag_source"] == "kafka"
+    assert last["lag_source"] == "kafka-drain"
     ours = worst_member_lag(state)
     assert last["max_lag"] == ours
     assert body["header"]["protocol_type"] == "consumer"

@@ -147,7 +147,7 @@ async def test_a_new_group_on_a_backlog_is_balanced_by_lag_from_its_first_rebala
     assert balanced < ranged
 
     # Every answer, the first one included, knew the backlog from Kafka.
-    assert [a["lag_source"] for a in answers] == ["kafka"] * len(answers)
+    assert [a["lag_source"] for a in answers] == ["kafka-drain"] * len(answers)
     first = answers[0]
     assert first["max_lag"] == worst_by_core("balanced", first["members"], lags), answers
     assert answers[-1]["members"] == len(members)
@@ -194,7 +194,7 @@ async def test_a_topic_a_running_group_starts_to_read_is_balanced_by_its_backlog
             await member.stop()
 
     after = answers[before:]
-    assert [a["lag_source"] for a in after] == ["kafka"] * len(after)
+    assert [a["lag_source"] for a in after] == ["kafka-drain"] * len(after)
     # The old topic has no lag left; the new one's backlog is all there is to balance.
     lags = {**{p: 0 for p in old_lags}, **new_lags}
     balanced = worst_by_core("balanced", 2, lags)

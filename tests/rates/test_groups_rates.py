@@ -147,6 +147,6 @@ def test_load_model_adds_produce_rate_times_horizon() -> None:
 def test_settings_lag_model_and_window() -> None:
     s = Settings.from_environ({"LAGASSIGN_LAG_MODEL": "load", "LAGASSIGN_RATE_WINDOW_S": "600"})
     assert (s.lag_model, s.rate_window_s, s.load_horizon_s) == ("load", 600.0, 60.0)
-    assert Settings.from_environ({}).lag_model == "backlog"
+    assert Settings.from_environ({}).lag_model == "drain"
     with pytest.raises(SettingsError, match="LAGASSIGN_LAG_MODEL"):
         Settings.from_environ({"LAGASSIGN_LAG_MODEL": "forecast"})

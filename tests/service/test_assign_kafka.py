@@ -84,7 +84,7 @@ async def test_assign_without_lags_answers_from_the_cached_kafka_lag(
         response = await client.post("/assign", json=assign_body(group, topic))
         assert response.status_code == 200
         answer = response.json()
-        assert answer["lag"]["source"] == "kafka"
+        assert answer["lag"]["source"] == "kafka-drain"
         assert answer["lag"]["complete"] is True
         assert answer["lag"]["unknown_partitions"] == 0
         assert answer["lag"]["age_seconds"] >= 0
@@ -126,7 +126,7 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
         await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
         assert lag_view_of(app).snapshot(group) is None
         answer = (await client.post("/assign", json=assign_body(group, topic, members=3))).json()
-        assert answer["lag"]["source"] == "kafka"
+        assert answer["lag"]["source"] == "kafka-drain"
         assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
         await eventually_async(
             lambda: group in lag_view_of(app).snapshots(),
@@ -137,7 +137,7 @@ async def test_an_unknown_group_is_fetched_on_demand_then_tracked(
         # A group without any commit: the topic the request names is read for it, and by
         # the sidecar's default policy (latest) a consumer without a commit starts at the end.
         latest = (await client.post("/assign", json=assign_body(never, topic))).json()
-        assert latest["lag"]["source"] == "kafka"
+        assert latest["lag"]["source"] == "kafka-drain"
         assert (latest["lag"]["complete"], latest["lag"]["unknown_partitions"]) == (True, 0)
         assert latest["stats"]["member_lag"] == {"m0": 0, "m1": 0}
         assert sorted(len(a[topic]) for a in latest["assignment"].values()) == [3, 3]
@@ -181,7 +181,7 @@ async def test_a_new_groups_first_assign_reads_its_topics_by_the_consumers_reset
         await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
         assert lag_view_of(app).snapshot(group) is None
         answer = (await client.post("/assign", json=body)).json()
-        assert answer["lag"]["source"] == "kafka"
+        assert answer["lag"]["source"] == "kafka-drain"
         assert answer["lag"]["unknown_partitions"] == unknown
         assert answer["lag"]["complete"] is (unknown == 0)
         assert answer["stats"]["member_lag"] == member_lags(answer, topic, lags)
@@ -217,6 +217,6 @@ async def test_a_new_clusters_first_group_is_answered_with_its_lag(tmp_path: Pat
             await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200")
             response = await client.post("/assign", json=assign_body(group, topic, members=3))
             answer = response.json()
-            assert answer["lag"]["source"] == "kafka", answer["lag"]
+            assert answer["lag"]["source"] == "kafka-drain", answer["lag"]
             assert answer["lag"]["complete"] is True
             assert answer["stats"]["member_lag"] == member_lags(answer, topic, BACKLOG)

@@ -392,7 +392,7 @@ async def test_a_new_group_on_a_cold_sidecar_answers_as_the_schema_says(
     async with served(create_app(settings, kafka=True)) as client:
         spec = await openapi(client)
         answer = check(spec, "/assign", "post", await client.post("/assign", json=sent))
-    assert answer["lag"]["source"] == "kafka"
+    assert answer["lag"]["source"] == "kafka-drain"
     assert sum(answer["stats"]["member_lag"].values()) == 4 + 0 + 2
 
 

@@ -163,7 +163,7 @@ async def test_scram_against_the_local_broker(
             await eventually_async(lambda: ready(client), DEADLINE_S, "/readyz 200 over SCRAM")
             response = await client.post("/assign", json=assign_body(group, topic), headers=good)
             answer = response.json()
-            assert answer["lag"]["source"] == "kafka"
+            assert answer["lag"]["source"] == "kafka-drain"
             assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
 
         wrong = create_app(

@@ -80,7 +80,7 @@ def test_a_real_sidecar_serves_and_stops_cleanly_on_sigterm(
             response = client.post("/assign", json=assign_body(group, topic), headers=headers)
             assert response.status_code == 200
             answer = response.json()
-            assert answer["lag"]["source"] == "kafka"
+            assert answer["lag"]["source"] == "kafka-drain"
             assert answer["stats"]["member_lag"] == member_lags(answer, topic, LAGS)
             metrics = client.get("/metrics")
             assert metrics.status_code == 200
