@@ -60,7 +60,13 @@ frugal-moves-to-lag-aware       lag-aware   yes      5: frugal moves
 redeal-heaviest-to-lag-aware    lag-aware   yes      5: re-deal the heaviest
 uneven-moves                    lag-aware   either   5: totals may go uneven
 lag-aware-answer                lag-aware   either   5: lag-aware's answer
+flow-moves                      near-bound  either   6: counts yield to flows
 ==============================  ==========  =======  ==============================
+
+6. Flows (:mod:`.flow_moves`): only when the lags are the ``drain`` model's
+   weights with production in them (``Rebalance.flows``), the heaviest member
+   hands partitions to lighter subscribers whatever the counts, while that lowers
+   it, toward 1.05x the lower bound. Without production this never runs.
 
 Every constant is in one frozen :class:`~.tuning.Tuning`. The strategy never
 touches the garbage collector: a caller building answers for a million
