@@ -399,6 +399,8 @@ class ConsumerProtocolGroup:
         if body is not None:
             self._figures["sidecar_answers"] = len(body["last_answers"])
             self._figures["live_vs_last_answer"] = body["live_vs_last_answer"]["status"]
+            # The sidecar's nudges of the group (--nudge, LAGASSIGN_NUDGE_CONSUMER_GROUPS).
+            self._figures["nudges"] = (body.get("advice") or {}).get("nudges", 0)
         if self._scout is not None:
             await asyncio.to_thread(self._scout.close)
         await self._members.stop()
