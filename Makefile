@@ -90,6 +90,8 @@ install-java: dist-java
 maven-plugins:
 	mvn -q -B -f client/java/pom.xml dependency:resolve-plugins
 	mvn -q -B -f broker/pom.xml dependency:resolve-plugins
+	# install-java's install-file goal, with what it runs on (a fresh local repository lacks them)
+	mvn -q -B dependency:get -Dartifact=org.apache.maven.plugins:maven-install-plugin:3.1.4
 
 # Apache Kafka's broker and tools from Maven Central, for the local broker.
 kafka-dist:
