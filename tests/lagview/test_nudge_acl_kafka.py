@@ -132,6 +132,7 @@ def test_the_nudge_needs_read_on_the_group_and_describe_on_its_topic(
         no_topic, _ = nudge_as_client(acl_broker, group)
         assert no_topic.outcome == "refused", no_topic
         assert "TopicAuthorizationFailed" in no_topic.detail
+        print(f"\nrefused: {refused.detail}\nrefused: {no_topic.detail}")
 
         allow(bootstrap, ResourceType.TOPIC, NUDGE_TOPIC, AclOperation.DESCRIBE)
         done, epoch_after = nudge_as_client(acl_broker, group)

@@ -225,7 +225,8 @@ async def _heartbeat(
         if issubclass(error, COORDINATOR_MOVED):
             groups.forget_coordinator(request._group_id)
         message = f": {response.error_message}" if response.error_message else ""
-        raise _Refused(f"{error.__name__}{message}")
+        # aiokafka names every code it does not know UnknownError: keep the code too.
+        raise _Refused(f"{error.__name__} (error code {response.error_code}){message}")
     return response
 
 
