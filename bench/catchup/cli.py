@@ -66,7 +66,7 @@ from harness.builders import create_topic
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from lagassign_client import LagAssignor
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 STARTS: tuple[Start, ...] = ("existing-group", "new-group")
 CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
