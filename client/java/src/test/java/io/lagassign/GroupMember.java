@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -119,10 +120,23 @@ public final class GroupMember {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                     if (commit && !partitions.isEmpty()) {
-                        // What the member gives up, committed before it goes (the usual listener).
+                        // What the member gives up and has not committed yet, committed before
+                        // it goes (the usual listener). A commit-after-batch loop has committed
+                        // every batch it read, so there is nothing left unless a commit was
+                        // left to the next one; committing nothing asks the coordinator nothing.
+                        Map<TopicPartition, OffsetAndMetadata> committed =
+                                consumer.committed(new HashSet<>(partitions));
                         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-                        partitions.forEach(tp -> offsets.put(tp, new OffsetAndMetadata(consumer.position(tp))));
-                        commitReporting(consumer, offsets);
+                        for (TopicPartition tp : partitions) {
+                            long position = consumer.position(tp);
+                            OffsetAndMetadata last = committed.get(tp);
+                            if (last == null || last.offset() < position) {
+                                offsets.put(tp, new OffsetAndMetadata(position));
+                            }
+                        }
+                        if (!offsets.isEmpty()) {
+                            commitReporting(consumer, offsets);
+                        }
                     }
                     ObjectNode line = UserDataJson.MAPPER.createObjectNode();
                     line.put("event", "revoked");
