@@ -10,7 +10,8 @@ heaviest member hands one of its partitions to a lighter subscriber of that
 partition's topic, whatever the counts, while that brings the larger of the two
 below its weight: each step picks the hand-over that brings it lowest, with the
 lightest subscriber as the receiver. The sorted member weights fall at every step,
-so the moves end; a budget bounds them for huge groups. With no production the
+so the moves end; a budget of moves and of members and partitions looked at bounds
+them for huge groups. With no production the
 stage never runs and the answers are the count-balanced ones.
 
 Example (the case counts cannot serve): members a and b of 500 records/s; one
@@ -26,9 +27,11 @@ from __future__ import annotations
 
 from lagassign.core.strategies.balanced.placement import Placement
 
-#: Hand-overs one answer may make, at most (per partition of the group, and in all).
+#: Hand-overs one answer may make, at most (per partition of the group, and in all), and
+#: the members and partitions all of them may look at together (a huge group stays fast).
 BUDGET_PER_PARTITION = 2
 BUDGET_MAX = 20_000
+WORK_MAX = 2_000_000
 
 
 def hand_over_by_weight(placement: Placement, stop_at: float) -> int:
@@ -37,20 +40,29 @@ def hand_over_by_weight(placement: Placement, stop_at: float) -> int:
     weights, topic_of, subscribed = index.lags, index.topic_of, index.subscribed
     load = placement.load
     budget = min(BUDGET_MAX, BUDGET_PER_PARTITION * index.partition_count)
-    moves = 0
-    while moves < budget:
+    moves = work = 0
+    while moves < budget and work < WORK_MAX:
         heaviest = max(range(len(load)), key=load.__getitem__)
         top = load[heaviest]
         if top <= stop_at:
             break
         lighter = sorted(range(len(load)), key=load.__getitem__)
+        work += len(placement.held[heaviest])
         best: tuple[int, int, int] | None = None  # (weight after, partition, receiver)
+        receivers: dict[int, int | None] = {}  # topic -> its lightest other subscriber
         for x in placement.held[heaviest]:
             weight = weights[x]
             if weight == 0:
                 continue
             topic = topic_of[x]
-            receiver = next((m for m in lighter if m != heaviest and topic in subscribed[m]), None)
+            if topic not in receivers:
+                receivers[topic] = None
+                for m in lighter:  # the first, with identical subscriptions
+                    work += 1
+                    if m != heaviest and topic in subscribed[m]:
+                        receivers[topic] = m
+                        break
+            receiver = receivers[topic]
             if receiver is None:
                 continue
             after = max(top - weight, load[receiver] + weight)
