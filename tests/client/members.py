@@ -315,74 +315,22 @@ class KafkaPythonMember:
         return None if decision is None else decision.seconds
 
 
-class JavaMember:
-    """``io.lagassign.GroupMember`` in its own JVM, stopped through stdin, else by its pid."""
+class ProcessMember:
+    """A member in a process of its own that reports JSON lines on stdout (one event a
+    line) and stops on ``stop`` through stdin, else by its pid. A subclass keeps what it
+    needs of each event in :meth:`_on_event`, called under the lock."""
 
-    def __init__(
-        self,
-        name: str,
-        bootstrap: str,
-        group: str,
-        topics: Sequence[str],
-        url: str,
-        timeout_s: float,
-        classpath: str,
-        log_dir: Path,
-        commit: bool = True,
-        advise_ms: int | None = None,
-        cooperative: bool = False,
-        *,
-        max_poll_records: int | None = None,
-        work_ms: int = 0,
-        spring: bool = False,
-    ) -> None:
+    def __init__(self, name: str, command: Sequence[str], log_dir: Path) -> None:
         self.name = name
-        #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
-        self.enforced = 0
-        #: Commits Kafka refused (``commit_failed`` lines: the error's text).
-        self.commit_failures: list[str] = []
-        #: Commits its advisor left to the next one during a rebalance (``commit_deferred``).
-        self.deferred_commits = 0
-        self._command = [
-            "java",
-            "-Xmx256m",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            f"-Dlagassign.member.cooperative={'true' if cooperative else 'false'}",
-            f"-Dlagassign.member.workMs={work_ms}",
-            *(
-                [f"-Dlagassign.member.maxPollRecords={max_poll_records}"]
-                if max_poll_records is not None
-                else []
-            ),
-            "-cp",
-            classpath,
-            # spring: the README's Spring Kafka recipe (a listener container) instead of a
-            # hand-written poll loop; it commits after every batch and takes no advisor.
-            *(["io.lagassign.SpringMember"] if spring else ["io.lagassign.GroupMember"]),
-            bootstrap,
-            group,
-            ",".join(topics),
-            url,
-            str(round(timeout_s * 1000)),
-            name,
-            *(
-                []
-                if spring
-                else [
-                    "true" if commit else "false",
-                    *([str(advise_ms)] if advise_ms is not None else []),
-                ]
-            ),
-        ]
+        self._command = list(command)
         self._log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
         self._lock = threading.Lock()
         self._partitions: set[Partition] = set()
         self._consumed: set[Record] = set()
         self._last: dict[str, Any] = {}
-        self._events: list[dict[str, Any]] = []
-        self._reader: threading.Thread | None = None
 
     async def start(self) -> None:
         self._log = self._log_path.open("wb")
@@ -398,22 +346,12 @@ class JavaMember:
         for raw in self._process.stdout:
             event = json.loads(raw)
             with self._lock:
-                self._events.append(event)
-                if event["event"] == "assigned":
-                    self._partitions = {(t, p) for t, p in event["partitions"]}
-                    self._last = event
-                elif event["event"] == "revoked":
-                    # Eager: everything; cooperative: only the partitions listed.
-                    revoked = {(t, p) for t, p in event.get("partitions", [])}
-                    self._partitions = self._partitions - revoked if revoked else set()
-                elif event["event"] == "consumed":
+                if event["event"] == "consumed":
                     self._consumed.update((t, p, o) for t, p, o in event["records"])
-                elif event["event"] == "enforced":
-                    self.enforced += 1
-                elif event["event"] == "commit_failed":
-                    self.commit_failures.append(event["error"])
-                elif event["event"] == "commit_deferred":
-                    self.deferred_commits += 1
+                self._on_event(event)
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        raise NotImplementedError
 
     async def stop(self) -> None:
         process = self._process
@@ -444,6 +382,92 @@ class JavaMember:
             note = self._last.get("note")
         return dict(note) if note else None
 
+    def consumed(self) -> set[Record]:
+        with self._lock:
+            return set(self._consumed)
+
+    def fallbacks(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._last.get("fallbacks") or {})
+
+
+class JavaMember(ProcessMember):
+    """``io.lagassign.GroupMember`` in its own JVM, stopped through stdin, else by its pid."""
+
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topics: Sequence[str],
+        url: str,
+        timeout_s: float,
+        classpath: str,
+        log_dir: Path,
+        commit: bool = True,
+        advise_ms: int | None = None,
+        cooperative: bool = False,
+        *,
+        max_poll_records: int | None = None,
+        work_ms: int = 0,
+        spring: bool = False,
+    ) -> None:
+        #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
+        self.enforced = 0
+        #: Commits Kafka refused (``commit_failed`` lines: the error's text).
+        self.commit_failures: list[str] = []
+        #: Commits its advisor left to the next one during a rebalance (``commit_deferred``).
+        self.deferred_commits = 0
+        command = [
+            "java",
+            "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            f"-Dlagassign.member.cooperative={'true' if cooperative else 'false'}",
+            f"-Dlagassign.member.workMs={work_ms}",
+            *(
+                [f"-Dlagassign.member.maxPollRecords={max_poll_records}"]
+                if max_poll_records is not None
+                else []
+            ),
+            "-cp",
+            classpath,
+            # spring: the README's Spring Kafka recipe (a listener container) instead of a
+            # hand-written poll loop; it commits after every batch and takes no advisor.
+            *(["io.lagassign.SpringMember"] if spring else ["io.lagassign.GroupMember"]),
+            bootstrap,
+            group,
+            ",".join(topics),
+            url,
+            str(round(timeout_s * 1000)),
+            name,
+            *(
+                []
+                if spring
+                else [
+                    "true" if commit else "false",
+                    *([str(advise_ms)] if advise_ms is not None else []),
+                ]
+            ),
+        ]
+        super().__init__(name, command, log_dir)
+        self._events: list[dict[str, Any]] = []
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        self._events.append(event)
+        if event["event"] == "assigned":
+            self._partitions = {(t, p) for t, p in event["partitions"]}
+            self._last = event
+        elif event["event"] == "revoked":
+            # Eager: everything; cooperative: only the partitions listed.
+            revoked = {(t, p) for t, p in event.get("partitions", [])}
+            self._partitions = self._partitions - revoked if revoked else set()
+        elif event["event"] == "enforced":
+            self.enforced += 1
+        elif event["event"] == "commit_failed":
+            self.commit_failures.append(event["error"])
+        elif event["event"] == "commit_deferred":
+            self.deferred_commits += 1
+
     def events(self) -> list[dict[str, Any]]:
         """Every JSON line it printed so far, in order (a copy)."""
         with self._lock:
@@ -454,14 +478,6 @@ class JavaMember:
         with self._lock:
             generation = self._last.get("generation")
         return int(generation) if generation is not None else None
-
-    def consumed(self) -> set[Record]:
-        with self._lock:
-            return set(self._consumed)
-
-    def fallbacks(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._last.get("fallbacks") or {})
 
     def decision_seconds(self) -> float | None:
         with self._lock:

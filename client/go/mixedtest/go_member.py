@@ -3,22 +3,15 @@ the interface of the Java and Python test members of ``tests/client/members.py``
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-import os
-import signal
-import subprocess
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from tests.client.members import STOP_TIMEOUT_S, Partition, Record
+from tests.client.members import Partition, ProcessMember
 
 
-class GoMember:
+class GoMember(ProcessMember):
     """``groupmember`` reporting JSON lines on stdout; stopped through stdin, else by its pid."""
 
     def __init__(
@@ -33,8 +26,7 @@ class GoMember:
         log_dir: Path,
         cooperative: bool = False,
     ) -> None:
-        self.name = name
-        self._command = [
+        command = [
             str(program),
             bootstrap,
             group,
@@ -44,69 +36,18 @@ class GoMember:
             name,
             *(["cooperative"] if cooperative else []),
         ]
-        self._log_path = log_dir / f"{name}.log"
-        self._log: IO[bytes] | None = None
-        self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._partitions: set[Partition] = set()
-        self._consumed: set[Record] = set()
+        super().__init__(name, command, log_dir)
         self._revoked: Counter[Partition] = Counter()
-        self._last: dict[str, Any] = {}
 
-    async def start(self) -> None:
-        self._log = self._log_path.open("wb")
-        self._process = subprocess.Popen(
-            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
-        )
-        self._reader = threading.Thread(target=self._read, name=f"read-{self.name}", daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self._process is not None
-        assert self._process.stdout is not None
-        for raw in self._process.stdout:
-            event = json.loads(raw)
-            with self._lock:
-                if event["event"] == "assigned":
-                    # The partitions added (cooperative: only the new ones).
-                    self._partitions |= {(t, p) for t, p in event["partitions"]}
-                    self._last = event
-                elif event["event"] == "revoked":
-                    revoked = {(t, p) for t, p in event["partitions"]}
-                    self._partitions -= revoked
-                    self._revoked.update(revoked)
-                elif event["event"] == "consumed":
-                    self._consumed.update((t, p, o) for t, p, o in event["records"])
-
-    async def stop(self) -> None:
-        process = self._process
-        if process is None:
-            return
-        if process.poll() is None and process.stdin is not None:
-            with contextlib.suppress(BrokenPipeError):
-                process.stdin.write(b"stop\n")
-                process.stdin.close()
-            try:
-                await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
-        if self._reader is not None:
-            await asyncio.to_thread(self._reader.join, STOP_TIMEOUT_S)
-        if process.stdout is not None:
-            process.stdout.close()
-        if self._log is not None:
-            self._log.close()
-
-    def partitions(self) -> set[Partition]:
-        with self._lock:
-            return set(self._partitions)
-
-    def note(self) -> dict[str, Any] | None:
-        with self._lock:
-            note = self._last.get("note")
-        return dict(note) if note else None
+    def _on_event(self, event: dict[str, Any]) -> None:
+        if event["event"] == "assigned":
+            # The partitions added (cooperative: only the new ones).
+            self._partitions |= {(t, p) for t, p in event["partitions"]}
+            self._last = event
+        elif event["event"] == "revoked":
+            revoked = {(t, p) for t, p in event["partitions"]}
+            self._partitions -= revoked
+            self._revoked.update(revoked)
 
     def revoked(self) -> Counter[Partition]:
         """How often each partition was taken from it."""
@@ -117,14 +58,6 @@ class GoMember:
         """Rebalances it led on the sidecar's answer."""
         with self._lock:
             return int(self._last.get("answers") or 0)
-
-    def consumed(self) -> set[Record]:
-        with self._lock:
-            return set(self._consumed)
-
-    def fallbacks(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._last.get("fallbacks") or {})
 
     def decision_seconds(self) -> float | None:
         return None
