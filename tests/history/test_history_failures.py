@@ -5,7 +5,7 @@
 - the recorder counts failures, says it is failing, logs at most one WARNING per
   ``log_every_s`` (with how many failures the line stands for) and one INFO when
   writing works again (the fault: a file put where the history directory was);
-- a real sidecar on the real broker shows it in ``/metrics`` from a cold start.
+- a real sidecar on the real broker shows it in ``/metrics`` and ``/groups`` from a cold start.
 """
 
 from __future__ import annotations
@@ -167,6 +167,10 @@ def test_a_real_sidecar_shows_history_failures_in_its_metrics(
             30,
             "five failed appends",
         )
+        listed = httpx.get(f"{sidecar.url}/groups", timeout=10).json()["history"]
+        assert listed["failing"] is True
+        assert listed["write_errors_total"] >= 5
+        assert "history append" in listed["last_error"]
     finally:
         sidecar.stop()
     warnings = [line for line in sidecar.log_path.read_text().splitlines() if "WARNING" in line]

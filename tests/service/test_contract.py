@@ -363,6 +363,7 @@ async def test_groups_without_a_lag_view_answer_as_the_schema_says() -> None:
                 "last_refresh_error": None,
             },
             "forecast_weights": None,
+            "history": None,
         }
         await check_advice(client, spec, "orders", 404)
         await check_group(client, spec, "orders", 404)

@@ -87,6 +87,21 @@ class LagViewLine(Protocol):
     def last_refresh_error(self) -> str | None: ...
 
 
+class HistoryLine(Protocol):
+    """What the list page says of the lag history (the ``history`` JSON object)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def failing(self) -> bool: ...
+    @property
+    def write_errors_total(self) -> int: ...
+    @property
+    def last_error(self) -> str | None: ...
+    @property
+    def failing_since(self) -> str | None: ...
+
+
 class WeightsLine(Protocol):
     """What the list page says of the forecast weights (the ``forecast_weights`` object)."""
 
@@ -134,15 +149,19 @@ TEMPLATES = Jinja2Templates(env=environment())
 
 
 def render_group_list(
-    summaries: Sequence[GroupSummary], lag_view: LagViewLine, weights: WeightsLine | None = None
+    summaries: Sequence[GroupSummary],
+    lag_view: LagViewLine,
+    weights: WeightsLine | None = None,
+    history: HistoryLine | None = None,
 ) -> str:
     """The ``GET /groups`` page: one row per tracked group.
 
-    ``lag_view`` and ``weights`` are the ``lag_view`` and ``forecast_weights``
-    objects of the JSON answer (``weights`` ``None`` without a weights file).
+    ``lag_view``, ``weights`` and ``history`` are the ``lag_view``, ``forecast_weights``
+    and ``history`` objects of the JSON answer (``weights`` ``None`` without a weights
+    file, ``history`` ``None`` without a history directory).
     """
     template = TEMPLATES.get_template("groups.html")
-    return template.render(summaries=summaries, lag_view=lag_view, weights=weights)
+    return template.render(summaries=summaries, lag_view=lag_view, weights=weights, history=history)
 
 
 def render_group(report: GroupReport, advice: Advice | None = None) -> str:

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from lagassign.history.errors import HistoryWriteError
 from lagassign.history.sink import HistorySink
 from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
 
 log = logging.getLogger(__name__)
@@ -139,3 +140,9 @@ class HistoryRecorder:
             await asyncio.shield(task)
             if self._task is task:
                 self._task = None
+
+
+def recorder_of(view: LagReader | None) -> HistoryRecorder | None:
+    """The history recorder among the lag view's refresh listeners (``None`` without history)."""
+    listeners = getattr(view, "listeners", ())
+    return next((r for r in listeners if isinstance(r, HistoryRecorder)), None)

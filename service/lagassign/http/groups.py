@@ -30,6 +30,7 @@ from lagassign.errors import UnknownGroup
 from lagassign.groups.page import render_group, render_group_list
 from lagassign.groups.rates import NO_RATES, group_rates
 from lagassign.groups.report import group_report, group_summary, live_assignment
+from lagassign.history.recorder import recorder_of
 from lagassign.http.auth import require_token
 from lagassign.http.parts import (
     AdviceDep,
@@ -46,6 +47,7 @@ from lagassign.http.schemas_groups import (
     GroupOut,
     GroupsOut,
     GroupSummaryOut,
+    HistoryOut,
     LagViewOut,
 )
 from lagassign.lagview.reader import LagReader
@@ -92,6 +94,12 @@ async def list_groups(
     seen = {group_id: metrics.assignments.seen(group_id) for group_id in group_ids}
     health = LagViewOut.of(view)
     weights = ForecastWeightsOut.of(forecast.state()) if forecast is not None else None
+    recorder = recorder_of(view)
+    history = (
+        HistoryOut.of(str(settings.history_dir), recorder.state())
+        if recorder is not None and settings.history_dir is not None
+        else None
+    )
     now = datetime.now(UTC)
     stale_after = stale_after_s(settings)
     refresh_error = outage(view)
@@ -111,12 +119,13 @@ async def list_groups(
             for group_id in group_ids
         ]
         if as_html:
-            response: Response = html(render_group_list(summaries, health, weights))
+            response: Response = html(render_group_list(summaries, health, weights, history))
         else:
             body = GroupsOut(
                 groups=[GroupSummaryOut.of(s) for s in summaries],
                 lag_view=health,
                 forecast_weights=weights,
+                history=history,
             )
             response = json_body(body)
         if omitted:

@@ -31,6 +31,7 @@ from lagassign.groups.report import (
     MemberLag,
     StrategyNow,
 )
+from lagassign.history.recorder import HistoryState
 from lagassign.http.schemas import WireModel
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.reader import LagReader
@@ -531,10 +532,37 @@ class ForecastWeightsOut(WireModel):
         )
 
 
+class HistoryOut(WireModel):
+    """The lag history's writes (``LAGASSIGN_HISTORY_DIR``): failing, how often, since when."""
+
+    path: str
+    #: Whether the last append (or close) failed.
+    failing: bool
+    write_errors_total: int
+    #: The last failure's message, ``null`` once an append works again.
+    last_error: str | None
+    failing_since: str | None
+    last_written: str | None
+
+    @classmethod
+    def of(cls, path: str, s: HistoryState) -> HistoryOut:
+        return cls(
+            path=path,
+            failing=s.failing,
+            write_errors_total=s.errors_total,
+            last_error=s.last_error,
+            failing_since=iso(s.failing_since),
+            last_written=iso(s.last_written),
+        )
+
+
 class GroupsOut(WireModel):
-    """``GET /groups``: every tracked group, the lag view's health, the forecast weights."""
+    """``GET /groups``: every tracked group, the lag view's health, the forecast weights
+    and the lag history."""
 
     groups: list[GroupSummaryOut]
     lag_view: LagViewOut
     #: ``null`` without ``LAGASSIGN_WEIGHTS_PATH``.
     forecast_weights: ForecastWeightsOut | None
+    #: ``null`` without ``LAGASSIGN_HISTORY_DIR``.
+    history: HistoryOut | None

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from lagassign.history.recorder import HistoryRecorder
+from lagassign.history.recorder import recorder_of
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.time_lag import StallClock
@@ -98,7 +98,8 @@ class LagViewCollector(Collector):
             value=float(view.tracked_groups_evicted_total),
         )
 
-        for recorder in history_recorders(view):
+        recorder = recorder_of(view)
+        if recorder is not None:
             state = recorder.state()
             yield CounterMetricFamily(
                 "lagassign_history_write_errors",
@@ -120,12 +121,6 @@ def stall_clock(view: LagReader) -> StallClock | None:
     """The real lag view's stall clock (a test's fake view has none)."""
     clock = getattr(getattr(view, "store", None), "stalls", None)
     return clock if isinstance(clock, StallClock) else None
-
-
-def history_recorders(view: LagReader) -> list[HistoryRecorder]:
-    """The history recorder among the lag view's refresh listeners (none without history)."""
-    listeners = getattr(view, "listeners", ())
-    return [r for r in listeners if isinstance(r, HistoryRecorder)][:1]
 
 
 class RefreshMetrics:
