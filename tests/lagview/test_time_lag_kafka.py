@@ -3,7 +3,8 @@
 A new group commits offset 10 on both partitions of a new topic; 30 more
 records land on partition 0 and nobody consumes. The sidecar starts with a
 10 s rate window: past it, the window cannot interpolate the time lag, yet
-``lagassign_group_lag_seconds_at_least`` is there and keeps growing, /groups
+``lagassign_group_lag_seconds_at_least`` is there and keeps growing (and
+``lagassign_group_lag_seconds_max``, the group's worst, counts it), /groups
 gives partition 0 a time lag (the window's span, "at least" on the page) and
 counts it in the group's worst. A second sidecar (a restart) starts the bound at the
 timestamp of the first unconsumed record: no lower than the first one's, at once.
@@ -35,17 +36,24 @@ INTERVAL_S = 0.5
 DEADLINE_S = 60.0
 
 
-def at_least(metrics: str, group: str) -> float | None:
-    found = re.search(
-        rf'^lagassign_group_lag_seconds_at_least{{group="{re.escape(group)}"}} (\S+)$',
-        metrics,
-        re.M,
-    )
+def gauge(metrics: str, name: str, group: str) -> float | None:
+    found = re.search(rf'^{name}{{group="{re.escape(group)}"}} (\S+)$', metrics, re.M)
     return None if found is None else float(found.group(1))
 
 
 async def floor_of(client: httpx.AsyncClient, group: str) -> float | None:
-    return at_least((await client.get("/metrics")).text, group)
+    return gauge((await client.get("/metrics")).text, "lagassign_group_lag_seconds_at_least", group)
+
+
+async def worst_counts_every_partition(client: httpx.AsyncClient, group: str) -> float:
+    """``lagassign_group_lag_seconds_max`` of one scrape: there, and at least its floor."""
+    text = (await client.get("/metrics")).text
+    worst = gauge(text, "lagassign_group_lag_seconds_max", group)
+    floor = gauge(text, "lagassign_group_lag_seconds_at_least", group)
+    assert worst is not None, text
+    assert floor is not None, text
+    assert worst >= floor
+    return worst
 
 
 def settings_for(bootstrap: str, group: str) -> Settings:
@@ -90,6 +98,8 @@ async def test_a_stalled_group_keeps_a_growing_time_lag_past_the_window_and_a_re
         page = (await client.get(f"/groups/{group}", headers={"accept": "text/html"})).text
         assert "at least " in page
         assert floor > WINDOW_S
+        # The window has no time lag for partition 0 now; the group's worst still counts it.
+        assert await worst_counts_every_partition(client, group) > WINDOW_S
 
     restarted = create_app(settings_for(bootstrap, group), kafka=True)
     async with served(restarted) as client:
@@ -134,3 +144,5 @@ async def test_a_backlog_an_hour_old_is_an_hour_behind_from_the_first_refresh(
 
         floor = await eventually_async(behind, DEADLINE_S, "a floor from the records' time")
         assert 3_600 <= floor <= 3_600 + DEADLINE_S
+        # A cold sidecar's window knows nothing of the backlog; the group's worst does.
+        assert await worst_counts_every_partition(client, group) >= 3_600
