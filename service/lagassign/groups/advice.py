@@ -208,25 +208,31 @@ def advise(
     policy: AdvicePolicy,
     lag_source: str = "kafka",
     capacity: float | None = None,
+    distrust: str | None = None,
 ) -> Outcome:
     """The advice for ``group_id`` at ``now`` from its fresh ``snapshot`` (or none).
 
     ``lag_source`` says what the snapshot's lags are: ``kafka`` (the backlog), or the
     weights :func:`lagassign.groups.advice_weights.weighed` put in their place;
     ``capacity`` (records/s one member reads, known with the ``drain`` model) puts
-    the gain in seconds of catch-up.
+    the gain in seconds of catch-up. ``distrust`` says why the weights cannot be acted
+    on (a forecast the live lag contradicts, :func:`lagassign.groups.advice_weights.contradicted`):
+    then, as with stale lag, the advice is not to rebalance.
     """
     what = {"kafka-load": "load", "kafka-drain": "drain weight", "forecast": "forecast lag"}.get(
         lag_source, "lag"
     )
     state = previous or AdviceState()
-    stale = staleness(snapshot, now=now, kafka_up=kafka_up, policy=policy)
+    stale = staleness(snapshot, now=now, kafka_up=kafka_up, policy=policy) or distrust
     if stale is not None or snapshot is None:
         # Unknown lag breaks the hold; the live assignment and last rebalance are kept.
         # ``advised`` is kept: a rebalance seen once the lag is fresh again followed it.
         reason = stale or "no fresh lag"
         kept = replace(state, skew_since=None)
-        return Outcome(not_fresh(group_id, reason, now, policy), kept, False, False)
+        refused = not_fresh(group_id, reason, now, policy)
+        if stale == distrust:  # the lag is fresh; the weights in its place are refused
+            refused = replace(refused, lag_source=lag_source)
+        return Outcome(refused, kept, False, False)
 
     key = live_key(snapshot)
     digest = assignment_digest(key) if key else None

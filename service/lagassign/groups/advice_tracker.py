@@ -26,7 +26,7 @@ from datetime import datetime
 from lagassign.assign.lag_sources import LagOrigin
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import Advice, AdvicePolicy, AdviceState, advise
-from lagassign.groups.advice_weights import drained, forecast_covers, weighed
+from lagassign.groups.advice_weights import contradicted, drained, forecast_covers, weighed
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
@@ -75,6 +75,24 @@ class AdviceTracker:
         self._model = lag_model if rates is not None else "backlog"
         self._horizon_s = load_horizon_s
         self._capacity = member_capacity
+
+    def _distrust(self, snapshot: GroupSnapshot | None) -> str | None:
+        """Why the group's forecast cannot be acted on (the live lag contradicts it)."""
+        rates = self._rates
+        if snapshot is None or rates is None or self._forecast is None:
+            return None
+        group = self._forecast.group_forecast(snapshot.group_id)
+        if group is None or not forecast_covers(snapshot, group.topics):
+            return None
+        group_id = snapshot.group_id
+
+        def flow(topic: str, partition: int) -> tuple[float | None, float | None]:
+            window = rates.partition_window(group_id, topic, partition)
+            if window is None:
+                return None, None
+            return window.produce_rate(), window.consume_rate()
+
+        return contradicted(snapshot, group.topics, flow)
 
     def _weighed(
         self, snapshot: GroupSnapshot | None
@@ -147,6 +165,7 @@ class AdviceTracker:
         followed = dict(self._followed)
         for group_id in sorted(groups | set(fresh)):
             snapshot, lag_source, capacity = self._weighed(fresh.get(group_id))
+            distrust = self._distrust(fresh.get(group_id)) if lag_source == "forecast" else None
             outcome = advise(
                 group_id,
                 snapshot,
@@ -156,6 +175,7 @@ class AdviceTracker:
                 policy=self.policy,
                 lag_source=lag_source,
                 capacity=capacity,
+                distrust=distrust,
             )
             states[group_id] = outcome.state
             advice[group_id] = outcome.advice

@@ -18,6 +18,14 @@ differently. In order of preference, as ``/assign`` takes its lags:
 A partition whose lag is unknown stays unknown whatever the source (the advice
 refuses unknown lag). Pure: the forecast and the rates come in as values.
 
+The advice never acts on a forecast that the live lag contradicts
+(:func:`contradicted`): a partition whose live lag is growing (its produce rate over
+the rate window above its consume rate) cannot be below that lag at the forecast's
+horizon unless the group reads it faster, and a forecast saying so is set aside. The
+advice is then not to rebalance, since ``POST /assign`` would still balance that
+forecast. Example: a 600 s forecast of 0 for a partition at lag 2,022 that gains
+3 records/s: contradicted.
+
 Example: lags ``[900, 800, 10, 10]`` with produce rates ``[0, 0, 20, 20]`` records/s
 at a 60 s horizon weigh ``[900, 800, 1210, 1210]`` (``kafka-load``); a forecast of
 ``[100, 100, 2000, 2000]`` for all four partitions weighs those (``forecast``).
@@ -35,6 +43,46 @@ from lagassign.rates.window import RateWindow
 
 #: Topic, partition -> produce rate in records/s, or None when not known.
 ProduceRate = Callable[[str, int], float | None]
+#: Topic, partition -> (produce rate, consume rate) in records/s, each None when not known.
+FlowRates = Callable[[str, int], tuple[float | None, float | None]]
+
+
+def contradicted(
+    snapshot: GroupSnapshot, forecast: Mapping[str, Sequence[int | None]], rates: FlowRates
+) -> str | None:
+    """Why the live lag contradicts ``forecast``, ``None`` when it does not.
+
+    A partition's forecast contradicts its live lag when it is below the lag while the
+    lag grows (produce rate above consume rate, both known). The reason names the
+    partition whose live lag is furthest above its forecast, and how many there are.
+
+    Example: lags ``[2022, 10]``, a forecast of ``[0, 0]`` and both partitions gaining
+    3 records/s: "the forecast of t-0 (0) is below its live lag (2,022, growing 3.0
+    records/s), 2 partition(s) so: no advice on that forecast".
+    """
+    worst: tuple[int, str, int, int, float] | None = None
+    count = 0
+    for p in snapshot.partitions:
+        values = forecast.get(p.topic, ())
+        if p.lag is None or p.partition >= len(values):
+            continue
+        expected = values[p.partition]
+        if expected is None or expected >= p.lag:
+            continue
+        produce, consume = rates(p.topic, p.partition)
+        if produce is None or consume is None or produce <= consume:
+            continue
+        count += 1
+        gap = p.lag - expected
+        if worst is None or gap > worst[0]:
+            worst = (gap, f"{p.topic}-{p.partition}", expected, p.lag, produce - consume)
+    if worst is None:
+        return None
+    _, name, expected, lag, growth = worst
+    return (
+        f"the forecast of {name} ({expected:,}) is below its live lag ({lag:,}, growing "
+        f"{growth:.1f} records/s), {count} partition(s) so: no advice on that forecast"
+    )
 
 
 def forecast_covers(snapshot: GroupSnapshot, forecast: Mapping[str, Sequence[int | None]]) -> bool:
