@@ -20,8 +20,8 @@ service's code) for the Python shim's request with seeded uniform lags (0 to 100
 so its shape is ``balanced``'s at that size; the Java shim checks the same ``packed`` bytes
 against its own view of the same group. The Java figures are measured in the JVM
 (``client/java/src/test/java/io/lagassign/ShimScaleBench.java``). The Python shim runs as
-with its ``fast`` extra (msgspec and NumPy: the ``packed`` answer) and as without it (the
-standard ``json``: the ``indexed`` answer). Bar (issue 12): at most 0.3 s each, build and
+with its ``fast`` extra (msgspec and NumPy's step) and as without it (the standard ``json``
+and the standard library's step), both on the ``packed`` answer. Bar (issue 12): at most 0.3 s each, build and
 check, per shim (the Python one with its ``fast`` extra, the form for huge groups). No broker
 and no sidecar process are needed.
 
@@ -45,7 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from lagassign_client import LagAssignor, wire
+from lagassign_client import LagAssignor, answer_arrays, wire
 from lagassign_client.aiokafka_assignor import member_assignments, subscribers_of
 from lagassign_client.answer import read_answer
 from lagassign_client.assignment_digest import digest_of_assignments
@@ -58,9 +58,8 @@ MEMBERS, TOPICS, PER_TOPIC = 2_000, 500, 2_000
 BAR_S = 0.3
 BARRED = ("build_request", "check_answer")
 WARMUP = 2
-#: The answer forms the shims ask for: packed (both shims; the Python one with its fast
-#: extra) and indexed (the Python shim without it).
-FORMS = ("packed", "indexed")
+#: The answer form the shims ask for.
+FORMS = ("packed",)
 LAG_SEED = 12
 CLI_TIMEOUT_S = 1800
 JAVA_TIMEOUT_S = 1800
@@ -189,17 +188,18 @@ def bench_python(
     answers: dict[str, bytes],
     runs: int,
 ) -> None:
-    """With the fast extra (msgspec, the packed answer) and as without it (the standard json,
-    the indexed answer): each reads the answer in the form it asks for."""
+    """With the fast extra (msgspec, the NumPy step) and as without it (the standard json and
+    the standard library's step): both read the packed answer."""
     note = AssignmentUserData(by="sidecar", strategy="balanced").encode()
+    form = wire.ANSWER_FORM
     codecs = {
-        "msgspec": (wire.CODEC, wire.dumps, wire.loads, wire.ANSWER_FORM),
-        "json": ("json", wire.json_dumps, wire.json_loads, "indexed"),
+        "msgspec": (wire.CODEC, wire.dumps, wire.loads, answer_arrays.AVAILABLE),
+        "json": ("json", wire.json_dumps, wire.json_loads, False),
     }
     if wire.CODEC != "msgspec":
         del codecs["msgspec"]
-    for codec, (name, dumps, loads, form) in codecs.items():
-        wire.CODEC, wire.dumps, wire.loads, wire.ANSWER_FORM = name, dumps, loads, form
+    for codec, (name, dumps, loads, arrays) in codecs.items():
+        wire.CODEC, wire.dumps, wire.loads, answer_arrays.AVAILABLE = name, dumps, loads, arrays
         answer = answers[form]
         build, (view, request) = timed(
             runs,
@@ -216,6 +216,7 @@ def bench_python(
                 "python",
                 times,
                 codec=codec,
+                numpy_step=arrays,
                 answer_form=form,
                 request_bytes=len(request),
                 answer_bytes=len(answer),

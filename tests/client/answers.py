@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 import struct
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 FULL_LAG: dict[str, Any] = {
     "source": "kafka",
@@ -42,15 +46,6 @@ def member_topics(request: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def indexed(assignment: dict[str, dict[str, list[int]]], topics: list[str]) -> Any:
-    """``{member: {topic: [p, ...]}}`` in the indexed form ``[[topic_index, [p, ...]], ...]``."""
-    index = {t: i for i, t in enumerate(topics)}
-    return {
-        m: sorted([index[t], ps] for t, ps in given.items() if ps)
-        for m, given in assignment.items()
-    }
-
-
 def packed_arrays(pairs: Sequence[tuple[int, int]]) -> dict[str, str]:
     """(topic index, partition) pairs as the packed form's two base64 arrays, as given."""
     arrays = [struct.pack(f"<{len(pairs)}I", *column) for column in zip(*pairs, strict=True)]
@@ -78,18 +73,15 @@ def unpacked(member: dict[str, str]) -> list[tuple[int, int]]:
 
 
 def nested(answer: dict[str, Any], key: str = "assignment") -> dict[str, dict[str, list[int]]]:
-    """``answer[key]`` as ``{member: {topic: [p, ...]}}``, whichever form the answer is in."""
+    """``answer[key]`` as ``{member: {topic: [p, ...]}}``, from the packed or the topics form."""
     if "topics" not in answer:
         return copy.deepcopy(answer[key])
     topics = answer["topics"]
     out: dict[str, dict[str, list[int]]] = {}
     for m, pairs in answer[key].items():
         given = out[m] = {}
-        if isinstance(pairs, dict):
-            for i, p in unpacked(pairs):
-                given.setdefault(topics[i], []).append(p)
-        else:
-            given.update({topics[i]: list(ps) for i, ps in pairs})
+        for i, p in unpacked(pairs):
+            given.setdefault(topics[i], []).append(p)
     return out
 
 
@@ -99,19 +91,14 @@ def in_form_of(answer: dict[str, Any], assignment: dict[str, dict[str, list[int]
 
 
 def answer_form(answer: dict[str, Any]) -> str:
-    """The form ``answer`` is in: ``topics``, ``indexed`` or ``packed``."""
-    if "topics" not in answer:
-        return "topics"
-    packed_members = any(isinstance(v, dict) for v in answer["assignment"].values())
-    return "packed" if packed_members else "indexed"
+    """The form ``answer`` is in: ``topics`` (for people) or ``packed``."""
+    return "packed" if "topics" in answer else "topics"
 
 
 def in_form(assignment: dict[str, dict[str, list[int]]], form: str, topics: list[str]) -> Any:
     """``assignment`` in the answer form ``form`` over ``topics``."""
     if form == "packed":
         return packed(assignment, topics)
-    if form == "indexed":
-        return indexed(assignment, topics)
     return assignment
 
 
@@ -149,6 +136,17 @@ def roundrobin_answer(request: dict[str, Any], lag: dict[str, Any] | None = None
         }
     )
     return answer
+
+
+CONTRACT = Path(__file__).resolve().parents[2] / "contract" / "answers"
+
+
+def contract_cases(kind: str) -> list[Any]:
+    """The contract's answer cases of ``kind`` (``valid`` or ``invalid``), each a pytest
+    param named after its file: ``{"request", "answer", ...}`` (``contract/README.md``)."""
+    paths = sorted((CONTRACT / kind).glob("*.json"))
+    assert paths, f"no contract cases in {CONTRACT / kind}"
+    return [pytest.param(json.loads(path.read_text()), id=path.stem) for path in paths]
 
 
 def first_assigned(answer: dict[str, Any]) -> tuple[str, str, int]:

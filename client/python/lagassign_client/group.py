@@ -123,8 +123,8 @@ class GroupView:
         """The ``POST /assign`` request (``docs/http-api.md``), members with known topics only.
 
         The compact form: each distinct subscription once in ``subscriptions``, each member
-        naming its own by index, and the answer asked for in the ``packed`` form (the
-        ``indexed`` form without the ``fast`` extra: :data:`lagassign_client.wire.ANSWER_FORM`).
+        naming its own by index, and the answer asked for in the ``packed`` form
+        (:data:`lagassign_client.wire.ANSWER_FORM`).
         ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
         counts for a partition without a committed offset.
         """

@@ -1,13 +1,11 @@
-"""The JSON of ``POST /assign``: the codec, the answer form asked, and (opt-in) the garbage
-collector paused around them.
+"""The JSON of ``POST /assign``: the codec, and (opt-in) the garbage collector paused around it.
 
 With the optional extra ``lagassign-client[fast]`` the shim encodes and decodes with
 msgspec (several times faster on the megabytes of a group of a million partitions);
 without it, with the standard library's :mod:`json`. Both give the same Python values
 (dicts, lists, str, int, float, bool, None), so the checks downstream are the same.
-The extra brings NumPy as well: with both, the shim asks for the ``packed`` answer form
-(each member's partitions as two base64 arrays, read and checked as whole arrays);
-without them, for the ``indexed`` form.
+The answer is always asked for in the ``packed`` form (:mod:`lagassign_client.answer`),
+read with the standard library alone.
 
 The collector is the application's. By default the shim leaves it alone. An assignor
 made with ``pause_gc=True`` (an opt-in for groups of hundreds of thousands of partitions)
@@ -32,11 +30,6 @@ try:
     import msgspec
 except ImportError:  # the optional extra is not installed: the standard library's codec
     msgspec = None  # type: ignore[assignment]
-
-try:
-    import numpy
-except ImportError:  # the optional extra is not installed: the indexed answer form
-    numpy = None  # type: ignore[assignment]
 
 
 def json_dumps(value: Any) -> bytes:
@@ -68,8 +61,8 @@ loads: Callable[[bytes], Any] = json_loads if msgspec is None else msgspec_loads
 """The value of a JSON document; :class:`ValueError` when it is not JSON (or not UTF-8)."""
 
 
-ANSWER_FORM = "packed" if msgspec is not None and numpy is not None else "indexed"
-"""The answer form the shim asks for: ``packed`` with the ``fast`` extra, else ``indexed``."""
+ANSWER_FORM = "packed"
+"""The answer form the shim asks for: each member's partitions as two base64 arrays."""
 
 
 @contextmanager

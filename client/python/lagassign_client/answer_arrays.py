@@ -1,63 +1,49 @@
-"""Reading a ``packed`` answer in bulk: each member's two arrays, checked as whole arrays.
+"""The optional fast step of reading a ``packed`` answer: all members' arrays as two NumPy
+arrays of the group, every rule of :mod:`lagassign_client.answer` a handful of array
+operations.
 
-In the ``packed`` answer form (what the shim asks for with the ``fast`` extra) the
-answer carries ``topics`` and maps each member to ``{"topic_indices": ...,
-"partitions": ...}``: two equally long base64 arrays of unsigned 32-bit little-endian
-integers, element ``i`` of both one partition given to the member, in ascending (topic
-index, partition) order. msgspec decodes the base64 straight into bytes, and NumPy views
-all members' bytes as two arrays of the group: every rule of
-:mod:`lagassign_client.answer` is then a handful of array operations, whatever the group's
-size, and Python objects are made only for the assignment handed to the client library.
-
-An answer that is not a well-formed packed answer (a shape or an order the contract does
-not allow) is left to the general path, which reads it value by value and names the
-problem; an answer that breaks a rule is refused here with the same message the general
-path gives.
+Used when NumPy is installed (the ``fast`` extra); without it the same rules run with the
+standard library alone. At 2,000 members x 1,000,000 partitions this step reads and checks
+an answer in about 0.29 s against 0.48 s (``client/python/README.md``); below some tens of
+thousands of partitions both take milliseconds. Both refuse the same answers: the contract's
+cases run through both (``tests/client/test_answer.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from lagassign_client import wire
-from lagassign_client.errors import WITHHELD, InvalidAnswer
+from lagassign_client.errors import InvalidAnswer, MalformedAnswer
 from lagassign_client.group import Assignment, GroupView
 
 try:
-    import msgspec
     import numpy as np
-except ImportError:  # without the fast extra: the shim asks for the indexed form
-    msgspec = None  # type: ignore[assignment]
+except ImportError:  # without the fast extra: the standard library's step
     np = None  # type: ignore[assignment]
+
+AVAILABLE = np is not None
+"""Whether this step runs (NumPy is installed)."""
 
 #: Both arrays' element: unsigned 32-bit, little-endian.
 ELEMENT = "<u4"
 ELEMENT_BYTES = 4
+NOT_ASCENDING = "is not in ascending (topic index, partition) order"
+NOT_IN_TOPICS = "names a topic index that is not in 'topics'"
 
-if msgspec is not None:
 
-    class _PackedMember(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        topic_indices: bytes
-        partitions: bytes
+class Packed(NamedTuple):
+    """One member's two arrays as bytes (equally long); ``where`` names it in messages."""
 
-    class _PackedAnswer(msgspec.Struct, gc=False):
-        """A packed answer's shape; anything else takes the general path."""
-
-        topics: list[str]
-        assignment: dict[str, _PackedMember]
-        revoked: dict[str, _PackedMember] | None = None
-        strategy: Any = None
-        lag: Any = None
-        stats: Any = None
-
-    _decode_packed = msgspec.json.Decoder(_PackedAnswer).decode
+    where: str
+    topic_indices: bytes
+    partitions: bytes
 
 
 class _Arrays:
     """All members' partitions as two arrays of the group, members one after the other."""
 
-    def __init__(self, members: Mapping[str, Any]) -> None:
+    def __init__(self, members: Mapping[str, Packed]) -> None:
         self.member_ids = list(members)
         self.topic_index = np.frombuffer(
             b"".join(m.topic_indices for m in members.values()), ELEMENT
@@ -74,54 +60,33 @@ class _Arrays:
     def member_at(self, i: int) -> str:
         return self.member_ids[int(np.searchsorted(self.ends, i, side="right"))]
 
-    def ascending(self) -> bool:
-        """Whether each member's (topic index, partition) pairs strictly ascend."""
-        key = (self.topic_index.astype(np.int64) << 32) | self.partition
-        return bool(np.all((np.diff(key) > 0) | self.first[1:]))
-
-
-def _well_formed(answer: Any) -> _Arrays | None:
-    names = answer.topics
-    if len(set(names)) != len(names):
-        return None
-    members = answer.assignment
-    for member in (*members.values(), *(answer.revoked or {}).values()):
-        size = len(member.partitions)
-        if len(member.topic_indices) != size or size % ELEMENT_BYTES:
-            return None
-    arrays = _Arrays(members)
-    if len(arrays.topic_index) and int(arrays.topic_index.max()) >= len(names):
-        return None
-    return arrays if arrays.ascending() else None
-
-
-def read_packed(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]] | None:
-    """The checked assignment of a well-formed packed answer and its other fields
-    (``strategy``, ``lag``, ``stats``), or None for the general path.
-
-    Raises :class:`InvalidAnswer` when the answer breaks a rule.
-    """
-    if wire.CODEC != "msgspec" or np is None:
-        return None
-    try:
-        answer = _decode_packed(raw)
-    except msgspec.DecodeError:  # not this shape: the general path says what is wrong
-        return None
-    arrays = _well_formed(answer)
-    if arrays is None:
-        return None
-    if any(member.partitions for member in (answer.revoked or {}).values()):
-        raise InvalidAnswer(WITHHELD)
-    topics_of = view.answered_members(arrays.member_ids)
-    _check(view, answer.topics, arrays, topics_of)
-    rest = {"strategy": answer.strategy, "lag": answer.lag, "stats": answer.stats}
-    return _assignment(view, answer.topics, arrays), rest
-
 
 def _first(where: Any) -> int | None:
     """The first position where the boolean array ``where`` is true, or None."""
     found = np.flatnonzero(where)
     return int(found[0]) if len(found) else None
+
+
+def _well_formed(members: Mapping[str, Packed], arrays: _Arrays, topics: int) -> None:
+    """Each member's (topic index, partition) pairs strictly ascend, every index in ``topics``."""
+    key = (arrays.topic_index.astype(np.int64) << 32) | arrays.partition
+    if (i := _first((np.diff(key) <= 0) & ~arrays.first[1:])) is not None:
+        raise MalformedAnswer(f"{members[arrays.member_at(i + 1)].where} {NOT_ASCENDING}")
+    if (i := _first(arrays.topic_index >= topics)) is not None:
+        raise MalformedAnswer(f"{members[arrays.member_at(i)].where} {NOT_IN_TOPICS}")
+
+
+def assignment(
+    view: GroupView,
+    names: list[str],
+    members: Mapping[str, Packed],
+) -> Assignment:
+    """The checked assignment of the answer's ``members``; raises :class:`MalformedAnswer`
+    or :class:`InvalidAnswer` as :mod:`lagassign_client.answer` says."""
+    arrays = _Arrays(members)
+    _well_formed(members, arrays, len(names))
+    _check(view, names, arrays, view.answered_members(members))
+    return _assignment(view, names, arrays)
 
 
 def _check(
