@@ -7,7 +7,7 @@ import (
 
 // pairs is one member's partitions as the answer gives them: element i is
 // partition partitions[i] of the topic at index topics[i] of the answer's
-// topics (or of the names read from the nested form).
+// topics.
 type pairs struct {
 	topics     []int32
 	partitions []int32
@@ -65,11 +65,11 @@ type answerJSON struct {
 	} `json:"stats"`
 }
 
-// readAnswer reads the sidecar's answer in the packed, indexed or topics form
-// and checks it against the view: every member asked about present, every
-// partition of every subscribed topic given exactly once, only to a member
-// subscribed to its topic, nothing unknown; in an eager rebalance nothing
-// withheld in revoked, in a cooperative one the rules of cooperativeOwners.
+// readAnswer reads the sidecar's packed answer and checks it against the
+// view: every member asked about present, every partition of every subscribed
+// topic given exactly once, only to a member subscribed to its topic, nothing
+// unknown; in an eager rebalance nothing withheld in revoked, in a cooperative
+// one the rules of cooperativeOwners.
 func readAnswer(body []byte, view *groupView) (*answer, error) {
 	var raw answerJSON
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -79,20 +79,15 @@ func readAnswer(body []byte, view *groupView) (*answer, error) {
 		return nil, malformed("the answer has no 'assignment' object")
 	}
 	var names []string
-	indexedTopics := len(raw.Topics) > 0 && string(raw.Topics) != "null"
-	if indexedTopics && json.Unmarshal(raw.Topics, &names) != nil {
+	if json.Unmarshal(raw.Topics, &names) != nil || names == nil {
 		return nil, malformed("'topics' is not a list of topic names")
 	}
-	forms := &formReader{names: names, indexed: indexedTopics, nestedIndex: map[string]int32{}}
-	given, err := forms.members(raw.Assignment, "assignment")
+	given, err := packedMembers(raw.Assignment, "assignment")
 	if err != nil {
 		return nil, err
 	}
-	withheld, err := forms.members(raw.Revoked, "revoked")
+	withheld, err := packedMembers(raw.Revoked, "revoked")
 	if err != nil {
-		return nil, err
-	}
-	if err := forms.oneForm(); err != nil {
 		return nil, err
 	}
 	if !view.cooperative {
@@ -103,7 +98,7 @@ func readAnswer(body []byte, view *groupView) (*answer, error) {
 		}
 		withheld = nil
 	}
-	assignment, err := check(view, forms.names, given, withheld)
+	assignment, err := check(view, names, given, withheld)
 	if err != nil {
 		return nil, err
 	}

@@ -64,25 +64,35 @@ func TestAPackedAnswerIsReadAndChecked(t *testing.T) {
 	}
 }
 
-func TestTheIndexedAndTopicsFormsAreReadAlike(t *testing.T) {
-	indexed := `{"topics": ["payments", "orders"], "assignment": {"c-1": [[0, [0, 1]], [1, [0]]], "c-2": [[1, [1, 2]]]},` +
-		` "lag": {"source": "kafka", "complete": false, "unknown_partitions": 2}}`
-	nested := `{"assignment": {"c-1": {"payments": [0, 1], "orders": [0]}, "c-2": {"orders": [2, 1]}},` +
-		` "lag": {"source": "none", "complete": false, "unknown_partitions": 5}}`
-	want := map[string]map[string][]int32{
-		"c-1": {"orders": {0}, "payments": {0, 1}},
-		"c-2": {"orders": {1, 2}},
+func TestTheAnswersLagSaysWhetherItWasBlind(t *testing.T) {
+	c1 := packedMember([2]uint32{0, 0}, [2]uint32{1, 0}, [2]uint32{1, 1})
+	c2 := packedMember([2]uint32{0, 1}, [2]uint32{0, 2})
+	lags := map[string]string{
+		`{"source": "kafka", "complete": false, "unknown_partitions": 2}`:  OutcomeLagPartial,
+		`{"source": "none", "complete": false, "unknown_partitions": 5}`:   OutcomeLagBlind,
+		`{"source": "request", "complete": true, "unknown_partitions": 0}`: OutcomeSidecar,
 	}
-	for body, outcome := range map[string]string{indexed: OutcomeLagPartial, nested: OutcomeLagBlind} {
+	for lag, outcome := range lags {
+		body := strings.Replace(answerBody(c1, c2), `{"source": "request", "complete": true, "unknown_partitions": 0}`, lag, 1)
 		got, err := readAnswer([]byte(body), view(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got.assignment.asMap(), want) || got.outcome() != outcome {
-			t.Fatalf("%s: got %+v", body, got)
+		if got.outcome() != outcome {
+			t.Fatalf("%s: outcome %s, want %s", lag, got.outcome(), outcome)
 		}
-		if first := got.assignment["c-1"][0].topic; first != "orders" {
-			t.Fatalf("c-1's topics are not in name order: %s first", first)
+	}
+}
+
+func TestTheIndexedAndTopicsFormsAreRefused(t *testing.T) {
+	for _, body := range []string{
+		`{"topics": ["orders", "payments"], "assignment": {"c-1": [[0, [0]], [1, [0, 1]]], "c-2": [[0, [1, 2]]]}}`,
+		`{"assignment": {"c-1": {"orders": [0], "payments": [0, 1]}, "c-2": {"orders": [1, 2]}}}`,
+	} {
+		_, err := readAnswer([]byte(body), view(t))
+		var why *fallbackError
+		if !errors.As(err, &why) || why.reason != ReasonMalformed {
+			t.Fatalf("%s: got %v, want malformed", body, err)
 		}
 	}
 }

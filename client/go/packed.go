@@ -4,10 +4,37 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 )
 
 // packedShape names the packed form in messages.
 const packedShape = `{"topic_indices": "<base64>", "partitions": "<base64>"}`
+
+// packedMembers reads every member of assignment or revoked (key), each an
+// object of the two packed arrays.
+func packedMembers(raw map[string]json.RawMessage, key string) (map[string]pairs, error) {
+	out := make(map[string]pairs, len(raw))
+	for _, id := range sortedKeys(raw) {
+		where := fmt.Sprintf("%s['%s']", key, id)
+		if p, ok, err := scanPacked(raw[id], where); ok {
+			if err != nil {
+				return nil, err
+			}
+			out[id] = p
+			continue
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw[id], &fields) != nil || fields == nil {
+			return nil, malformed("%s is not %s", where, packedShape)
+		}
+		p, err := readPacked(fields, where)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = p
+	}
+	return out, nil
+}
 
 // readPacked reads one member's packed object: two equally long arrays of
 // unsigned 32-bit little-endian integers in standard base64 with padding
