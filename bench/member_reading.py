@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from lagassign.lagview.groups import decode_assignment, describe_answer
+from lagassign.lagview.kafka.groups import decode_assignment, describe_answer
 from lagassign.lagview.member_check import check_members
 from lagassign.lagview.member_metadata import encode_member_assignment, encode_subscription
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription

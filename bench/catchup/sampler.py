@@ -21,7 +21,7 @@ from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from bench.catchup.scenarios import Partition
 from lagassign.lagview.errors import GroupReadError
-from lagassign.lagview.groups import GroupDescription, GroupReader
+from lagassign.lagview.kafka.groups import GroupDescription, GroupReader
 
 REQUEST_TIMEOUT_S = 5.0
 

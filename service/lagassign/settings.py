@@ -165,7 +165,7 @@ class Settings(BaseSettings):
     advice_rebalance_cost_s: float = Field(1.0, ge=0, le=86_400)
     #: Advise consumer-protocol groups on the broker plugin too, and act on it: the
     #: sidecar's own member joins and leaves the group so that the broker computes a new
-    #: target assignment (lagassign.lagview.nudge; needs READ on the group).
+    #: target assignment (lagassign.lagview.kafka.nudge; needs READ on the group).
     nudge_consumer_groups: bool = False
 
     # Lag view

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from lagassign.lagview.describe import describe_lag, kept_stale, unread
-from lagassign.lagview.groups import GroupDescription, ListedGroup
-from lagassign.lagview.offsets import PartitionOffsets, TopicOffsets
+from lagassign.lagview.kafka.groups import GroupDescription, ListedGroup
+from lagassign.lagview.kafka.offsets import PartitionOffsets, TopicOffsets
 from lagassign.lagview.snapshot import MemberDescription
 
 AS_OF = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

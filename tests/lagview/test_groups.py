@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment  # type: ignore[import-untyped]
 
-from lagassign.lagview.groups import decode_assignment, describe_answer
+from lagassign.lagview.kafka.groups import decode_assignment, describe_answer
 from lagassign.lagview.snapshot import MemberDescription
 
 

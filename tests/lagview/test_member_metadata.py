@@ -12,7 +12,7 @@ from aiokafka.coordinator.protocol import (  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lagassign.lagview.groups import describe_answer
+from lagassign.lagview.kafka.groups import describe_answer
 from lagassign.lagview.member_metadata import (
     MemberAssignment,
     Subscription,

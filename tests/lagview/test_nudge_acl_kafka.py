@@ -4,7 +4,7 @@ A broker with Kafka's ``StandardAuthorizer`` (the PLAINTEXT listener's ``ANONYMO
 is a super user: the test's own members and admin; the sidecar's principal is the
 SCRAM user ``client`` on the SASL listener, allowed only what each step grants).
 Two confluent-kafka members form a consumer-protocol group on ``uniform``. The
-sidecar's nudge (:func:`lagassign.lagview.nudge.nudge`, through the lag view's own
+sidecar's nudge (:func:`lagassign.lagview.kafka.nudge.nudge`, through the lag view's own
 clients) is refused while the principal lacks READ on the group, then while it
 lacks DESCRIBE on the nudge topic, and moves the group epoch twice once both are
 granted, leaving the members' assignment as it was (``uniform`` computes the same).
@@ -28,8 +28,8 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported
 
 from harness.broker import LocalKafka
 from harness.poll import eventually
-from lagassign.lagview.clients import KafkaClients
-from lagassign.lagview.nudge import NUDGE_TOPIC, NudgeResult, nudge
+from lagassign.lagview.kafka.clients import KafkaClients
+from lagassign.lagview.kafka.nudge import NUDGE_TOPIC, NudgeResult, nudge
 from tests.broker.consumers import consumers, create_topic, each_partition_once, poll_until
 
 pytestmark = [pytest.mark.kafka]

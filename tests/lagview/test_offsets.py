@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 from aiokafka import TopicPartition  # type: ignore[import-untyped]
 
-from lagassign.lagview.offsets import OffsetReader, PartitionOffsets, TopicLayout
+from lagassign.lagview.kafka.offsets import OffsetReader, PartitionOffsets, TopicLayout
 
 TIMEOUT_S = 0.2
 

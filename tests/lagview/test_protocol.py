@@ -19,8 +19,8 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagassign.lagview.groups import consumer_group_answer
-from lagassign.lagview.protocol import (
+from lagassign.lagview.kafka.groups import consumer_group_answer
+from lagassign.lagview.kafka.protocol import (
     ConsumerGroupDescribeResponseV0,
     MetadataResponseV5,
     OffsetFetchResponseV3,

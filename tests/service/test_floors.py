@@ -59,6 +59,33 @@ def test_every_room_imports_only_the_rooms_below_it() -> None:
     assert climbing == []
 
 
+def test_the_lag_view_reads_kafka_only_through_its_kafka_room() -> None:
+    """``lagview/kafka/`` holds the lag view's wire I/O; its rules, snapshots, store and
+    refresh loop never import a Kafka client themselves."""
+    lagview = PACKAGE / "lagview"
+    wire = lagview / "kafka"
+    clients = {"aiokafka", "kafka", "confluent_kafka"}
+    talking = []
+    for path in sorted(lagview.rglob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+        if names & clients and wire not in path.parents:
+            talking.append(str(path.relative_to(PACKAGE)))
+    assert talking == []
+    assert sorted(p.stem for p in wire.glob("*.py") if p.stem != "__init__") == [
+        "clients",
+        "groups",
+        "nudge",
+        "offsets",
+        "protocol",
+        "record_times",
+    ]
+
+
 def test_every_room_is_a_folder_and_the_top_holds_only_entry_points_and_leaves() -> None:
     loose = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
     assert set(loose) <= {"cli", "serve", "demo"} | LEAVES

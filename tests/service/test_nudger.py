@@ -18,10 +18,10 @@ from lagassign.groups.nudger import GroupNudger, nudge_line
 from lagassign.groups.page import render_group
 from lagassign.groups.report import group_report
 from lagassign.http.schemas_groups import AdviceOut
-from lagassign.lagview.groups import NUDGE_TOPIC, consumer_group_answer
+from lagassign.lagview.kafka.groups import NUDGE_TOPIC, consumer_group_answer
+from lagassign.lagview.kafka.nudge import NudgeResult
+from lagassign.lagview.kafka.protocol import DescribedConsumerGroup, DescribedConsumerMember
 from lagassign.lagview.listeners import Refresh
-from lagassign.lagview.nudge import NudgeResult
-from lagassign.lagview.protocol import DescribedConsumerGroup, DescribedConsumerMember
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.nudge import NudgeCollector
 from tests.service.group_builders import AS_OF, snapshot_of

@@ -6,7 +6,7 @@ the broker recomputes its target assignment only when its group epoch moves.
 the advice for a ``Stable`` consumer-protocol group on lagassign's broker plugin
 says a rebalance would pay (the same rules as for classic groups: gain, hold,
 cooldown), it makes the broker compute a new one, once, with the sidecar's own
-short-lived member (:mod:`lagassign.lagview.nudge`: a join and a leave, so two
+short-lived member (:mod:`lagassign.lagview.kafka.nudge`: a join and a leave, so two
 recomputations, each answered by the plugin).
 
 - At most one nudge of a group at a time, and never two within the advice's
@@ -26,8 +26,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 
 from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.lagview.kafka.nudge import NudgeResult
 from lagassign.lagview.listeners import Refresh
-from lagassign.lagview.nudge import NudgeResult
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 
-from lagassign.lagview.groups import CLASSIC, CONSUMER, GroupDescription, ListedGroup
-from lagassign.lagview.offsets import PartitionOffsets, TopicOffsets
+from lagassign.lagview.kafka.groups import CLASSIC, CONSUMER, GroupDescription, ListedGroup
+from lagassign.lagview.kafka.offsets import PartitionOffsets, TopicOffsets
 from lagassign.lagview.rules import Isolation, ResetPolicy, partition_lag
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription, PartitionLag, new_row
 

@@ -31,18 +31,18 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from lagassign.lagview.clients import (
+from lagassign.lagview.consumer_index import ConsumerGroupIndex
+from lagassign.lagview.errors import InvalidLagViewSettings
+from lagassign.lagview.kafka.clients import (
     KAFKA_FAILURES,
     GroupRead,
     KafkaClients,
     OpenClients,
     failure_text,
 )
-from lagassign.lagview.consumer_index import ConsumerGroupIndex
-from lagassign.lagview.errors import InvalidLagViewSettings
-from lagassign.lagview.groups import CONSUMER
+from lagassign.lagview.kafka.groups import CONSUMER
+from lagassign.lagview.kafka.record_times import MAX_PARTITIONS_PER_READ
 from lagassign.lagview.listeners import Refresh, RefreshListener
-from lagassign.lagview.record_times import MAX_PARTITIONS_PER_READ
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import SnapshotStore
 

@@ -16,11 +16,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 
-from lagassign.lagview.clients import KAFKA_FAILURES, GroupRead, KafkaClients, failure_text
 from lagassign.lagview.describe import describe_lag, kept_stale, unread
 from lagassign.lagview.errors import InvalidLagViewSettings
-from lagassign.lagview.groups import ListedGroup
-from lagassign.lagview.offsets import TopicOffsets
+from lagassign.lagview.kafka.clients import KAFKA_FAILURES, GroupRead, KafkaClients, failure_text
+from lagassign.lagview.kafka.groups import ListedGroup
+from lagassign.lagview.kafka.offsets import TopicOffsets
 from lagassign.lagview.rules import ISOLATION_LEVELS, RESET_POLICIES, Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.time_lag import StallClock

@@ -12,7 +12,7 @@ every partition that is behind, a time lag it is *at least*:
   time lag is at least ``as_of - since``. A committed offset that moves starts
   the clock again (the consumer is working; the rate window measures it).
 - **the records' timestamps**: the first time the view sees a stall, it reads the
-  timestamp of the record at the committed offset (:mod:`lagassign.lagview.record_times`,
+  timestamp of the record at the committed offset (:mod:`lagassign.lagview.kafka.record_times`,
   once per stall, at most 64 partitions a refresh); that record was written when the
   log end passed the offset, so the clock starts there when it is earlier. After a
   restart a backlog's bound is its full age from the first refresh that reads it.

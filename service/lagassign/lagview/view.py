@@ -2,7 +2,7 @@
 
 :class:`LagView` is the :class:`~lagassign.lagview.refresh.RefreshLoop` over a
 :class:`~lagassign.lagview.store.SnapshotStore` and the
-:class:`~lagassign.lagview.clients.KafkaClients` it builds from plain values; it
+:class:`~lagassign.lagview.kafka.clients.KafkaClients` it builds from plain values; it
 answers reads from the store, so it is the
 :class:`~lagassign.lagview.reader.LagReader` the HTTP service reads.
 """
@@ -13,9 +13,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from lagassign.lagview.clients import KafkaClients
+from lagassign.lagview.kafka.clients import KafkaClients
+from lagassign.lagview.kafka.nudge import NudgeResult, nudge
 from lagassign.lagview.listeners import RefreshListener
-from lagassign.lagview.nudge import NudgeResult, nudge
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot

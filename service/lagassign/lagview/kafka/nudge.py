@@ -53,7 +53,7 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 )
 
 from lagassign.lagview.errors import LagViewError
-from lagassign.lagview.groups import COORDINATOR_MOVED, NUDGE_TOPIC, GroupReader
+from lagassign.lagview.kafka.groups import COORDINATOR_MOVED, NUDGE_TOPIC, GroupReader
 
 __all__ = ["NUDGE_TOPIC", "ConsumerGroupHeartbeat", "NudgeResult", "nudge"]
 

@@ -25,12 +25,7 @@ from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-u
 
 from lagassign.lagview.assignment_note import read_assignment_note, read_subscription_note
 from lagassign.lagview.errors import CoordinatorMoved, GroupReadError
-from lagassign.lagview.member_metadata import (
-    Subscription,
-    decode_member_assignment,
-    decode_subscription,
-)
-from lagassign.lagview.protocol import (
+from lagassign.lagview.kafka.protocol import (
     ConsumerGroupDescribe,
     ConsumerGroupDescribeResponseV0,
     DescribedConsumerGroup,
@@ -40,6 +35,11 @@ from lagassign.lagview.protocol import (
     OffsetFetchResponseV3,
     TopicIds,
     TopicIdsResponseV12,
+)
+from lagassign.lagview.member_metadata import (
+    Subscription,
+    decode_member_assignment,
+    decode_subscription,
 )
 from lagassign.lagview.snapshot import MemberDescription
 

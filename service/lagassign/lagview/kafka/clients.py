@@ -30,14 +30,14 @@ from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from lagassign.lagview.errors import CoordinatorMoved, InvalidLagViewSettings, LagViewError
-from lagassign.lagview.groups import (
+from lagassign.lagview.kafka.groups import (
     COORDINATOR_BACKOFF_S,
     CommittedOffsets,
     GroupDescription,
     GroupReader,
 )
-from lagassign.lagview.offsets import OffsetReader, TopicOffsets
-from lagassign.lagview.record_times import record_timestamps
+from lagassign.lagview.kafka.offsets import OffsetReader, TopicOffsets
+from lagassign.lagview.kafka.record_times import record_timestamps
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataRequest  # type: ignore[import-untyped]
 
 from lagassign.lagview.errors import LagViewError, TopicOffsetsError
-from lagassign.lagview.protocol import TopicMetadata
+from lagassign.lagview.kafka.protocol import TopicMetadata
 
 
 @dataclass(frozen=True, slots=True)

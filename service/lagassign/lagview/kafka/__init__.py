@@ -1,0 +1,13 @@
+"""The lag view's Kafka wire I/O: every read and write it makes through aiokafka.
+
+- :mod:`.clients`: the admin client and the group-less consumers, and the reads made
+  through them;
+- :mod:`.groups`: the group list, one group's description and committed offsets;
+- :mod:`.offsets`: log start and end offsets of topics, once per refresh;
+- :mod:`.protocol`: the Kafka protocol messages the view sends itself;
+- :mod:`.record_times`: the timestamp of the first record a group has not consumed;
+- :mod:`.nudge`: making the broker recompute a consumer-protocol group's assignment.
+
+The rest of :mod:`lagassign.lagview` (the lag rules, the snapshots, the store and the
+refresh loop) reads Kafka only through these modules.
+"""
