@@ -22,13 +22,13 @@ import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 /**
  * Reads the sidecar's answer and checks it against the group's spec before the coordinator sees it.
  *
- * <p>Used only when it is the answer's shape: the packed form the plugin asks for ({@code {"topics":
+ * <p>Used only when it is the answer's shape, the packed form the plugin asks for ({@code {"topics":
  * [topic id, …], "assignment": {member id: {"topic_indices": "<base64>", "partitions": "<base64>"}},
- * …}}, two arrays of little-endian unsigned 32-bit integers per member, docs/http-api.md), or the
- * nested form ({@code {"assignment": {member id: {topic id: [partition, …]}}, …}}); and every member
- * asked about is present, every partition of every subscribed topic is given exactly once, only to a member subscribed to its topic, nothing unknown appears, and nothing
- * is withheld in {@code revoked} (the coordinator revokes and hands over partitions itself, so the
- * answer is always the full target assignment). Other fields are ignored.
+ * …}}, two arrays of little-endian unsigned 32-bit integers per member, docs/http-api.md), and every
+ * member asked about is present, every partition of every subscribed topic is given exactly once,
+ * only to a member subscribed to its topic, nothing unknown appears, and nothing is withheld in
+ * {@code revoked} (the coordinator revokes and hands over partitions itself, so the answer is always
+ * the full target assignment). Other fields are ignored.
  */
 final class AssignAnswer {
 
@@ -69,15 +69,14 @@ final class AssignAnswer {
         view.members().forEach(member -> asked.put(member.memberId(), member));
         Map<String, BitSet> given = new HashMap<>();
         view.topics().keySet().forEach(topic -> given.put(topic, new BitSet()));
-        Map<String, Map<Uuid, Set<Integer>>> assignment = null;
-        List<Packed> packed = new ArrayList<>();
+        List<Packed> packed = null;
         List<String> topics = null;
         String groupId = null;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String field = json.currentName();
             JsonToken value = json.nextToken();
             switch (field) {
-                case "assignment" -> assignment = readAssignment(json, value, view, asked, given, packed, deadlineNanos);
+                case "assignment" -> packed = readAssignment(json, value, asked, deadlineNanos);
                 case "revoked" -> checkNothingRevoked(json, value);
                 case "topics" -> topics = readTopics(json, value);
                 case "group_id" -> groupId = value == JsonToken.VALUE_STRING ? json.getText() : null;
@@ -87,21 +86,20 @@ final class AssignAnswer {
         if (json.currentToken() != JsonToken.END_OBJECT || json.nextToken() != null) {
             throw malformed("the answer has content after its JSON object");
         }
-        if (assignment == null) {
+        if (packed == null) {
             throw malformed("the answer has no 'assignment' object");
         }
-        if (!packed.isEmpty()) {
-            if (topics == null) {
-                throw malformed("the packed answer has no 'topics' list");
+        if (topics == null) {
+            throw malformed("the answer has no 'topics' list");
+        }
+        Map<String, Map<Uuid, Set<Integer>>> assignment = new HashMap<>();
+        int done = 0;
+        for (Packed member : packed) {
+            if (++done % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
+                AssignRequest.checkDeadline(deadlineNanos, "unpacking the answer (" + done + " of "
+                        + packed.size() + " members)");
             }
-            int done = 0;
-            for (Packed member : packed) {
-                if (++done % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
-                    AssignRequest.checkDeadline(deadlineNanos, "unpacking the answer (" + done + " of "
-                            + packed.size() + " members)");
-                }
-                assignment.put(member.memberId(), unpack(member, topics, view, given));
-            }
+            assignment.put(member.memberId(), unpack(member, topics, view, given));
         }
         for (String memberId : asked.keySet()) {
             if (!assignment.containsKey(memberId)) {
@@ -141,18 +139,17 @@ final class AssignAnswer {
         return out;
     }
 
-    private static Map<String, Map<Uuid, Set<Integer>>> readAssignment(JsonParser json, JsonToken value, GroupView view,
-            Map<String, GroupView.Member> asked, Map<String, BitSet> given, List<Packed> packed, long deadlineNanos)
-            throws IOException, FallbackException {
+    /** Each member's two base64 arrays, unpacked once {@code topics} is known. */
+    private static List<Packed> readAssignment(JsonParser json, JsonToken value, Map<String, GroupView.Member> asked,
+            long deadlineNanos) throws IOException, FallbackException {
         if (value != JsonToken.START_OBJECT) {
             throw malformed("'assignment' is not an object");
         }
-        Map<String, Map<Uuid, Set<Integer>>> out = new HashMap<>();
+        List<Packed> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
-        int read = 0;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
-            if (++read % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0) {
-                AssignRequest.checkDeadline(deadlineNanos, "reading the answer (" + read + " of "
+            if (seen.size() % AssignRequest.MEMBERS_PER_DEADLINE_CHECK == 0 && !seen.isEmpty()) {
+                AssignRequest.checkDeadline(deadlineNanos, "reading the answer (" + seen.size() + " of "
                         + asked.size() + " members)");
             }
             String memberId = json.currentName();
@@ -163,47 +160,27 @@ final class AssignAnswer {
             if (!seen.add(memberId)) {
                 throw malformed("the answer lists member '" + memberId + "' twice");
             }
+            String where = "assignment['" + memberId + "']";
             if (json.nextToken() != JsonToken.START_OBJECT) {
-                throw malformed("assignment['" + memberId + "'] is not an object");
+                throw malformed(where + " is not an object");
             }
-            Map<Uuid, Set<Integer>> partitionsOf = new HashMap<>();
             String topicIndices = null;
-            String packedPartitions = null;
+            String partitions = null;
             while (json.nextToken() == JsonToken.FIELD_NAME) {
-                String topicText = json.currentName();
-                JsonToken inner = json.nextToken();
-                if (inner == JsonToken.VALUE_STRING) {
-                    // The packed form: {"topic_indices": "<base64>", "partitions": "<base64>"}.
-                    switch (topicText) {
-                        case "topic_indices" -> topicIndices = json.getText();
-                        case "partitions" -> packedPartitions = json.getText();
-                        default -> throw malformed("assignment['" + memberId + "'] has an unknown field '"
-                                + topicText + "'");
-                    }
-                    continue;
+                String field = json.currentName();
+                if (json.nextToken() != JsonToken.VALUE_STRING) {
+                    throw malformed(where + "['" + field + "'] is not a base64 string");
                 }
-                if (inner != JsonToken.START_ARRAY) {
-                    throw malformed("assignment['" + memberId + "']['" + topicText + "'] is not a list");
+                switch (field) {
+                    case "topic_indices" -> topicIndices = json.getText();
+                    case "partitions" -> partitions = json.getText();
+                    default -> throw malformed(where + " has an unknown field '" + field + "'");
                 }
-                Taker taker = new Taker(memberId, member, topicText, view, given);
-                JsonToken item;
-                while ((item = json.nextToken()) != JsonToken.END_ARRAY) {
-                    if (item != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != JsonParser.NumberType.INT) {
-                        throw malformed("assignment['" + memberId + "']['" + topicText
-                                + "'] is not a list of partition ids");
-                    }
-                    taker.take(json.getIntValue());
-                }
-                taker.into(partitionsOf, true);
             }
-            if (topicIndices != null || packedPartitions != null) {
-                if (topicIndices == null || packedPartitions == null || !partitionsOf.isEmpty()) {
-                    throw malformed("assignment['" + memberId + "'] must be {\"topic_indices\": …, \"partitions\": …}");
-                }
-                packed.add(new Packed(memberId, member, topicIndices, packedPartitions));
-                continue;
+            if (topicIndices == null || partitions == null) {
+                throw malformed(where + " must be {\"topic_indices\": …, \"partitions\": …}");
             }
-            out.put(memberId, partitionsOf);
+            out.add(new Packed(memberId, member, topicIndices, partitions));
         }
         return out;
     }
@@ -217,22 +194,29 @@ final class AssignAnswer {
                     + partitions.length + " partitions");
         }
         Map<Uuid, Set<Integer>> partitionsOf = new HashMap<>();
-        Map<Integer, Taker> takers = new HashMap<>();
+        Taker taker = null;
         for (int i = 0; i < partitions.length; i++) {
             int index = topicIndices[i];
             if (index < 0 || index >= topics.size()) {
                 throw malformed("assignment['" + packed.memberId() + "'] names topic index " + index + " of "
                         + topics.size());
             }
-            Taker taker = takers.get(index);
-            if (taker == null) {
+            boolean sameTopic = i > 0 && index == topicIndices[i - 1];
+            if (i > 0 && (index < topicIndices[i - 1]
+                    || sameTopic && Integer.compareUnsigned(partitions[i], partitions[i - 1]) <= 0)) {
+                throw malformed("assignment['" + packed.memberId() + "'] is not in strictly ascending (topic index, "
+                        + "partition) order at element " + i);
+            }
+            if (!sameTopic) {
+                if (taker != null) {
+                    taker.into(partitionsOf);
+                }
                 taker = new Taker(packed.memberId(), packed.member(), topics.get(index), view, given);
-                takers.put(index, taker);
             }
             taker.take(partitions[i]);
         }
-        for (Taker taker : takers.values()) {
-            taker.into(partitionsOf, false);
+        if (taker != null) {
+            taker.into(partitionsOf);
         }
         return partitionsOf;
     }
@@ -240,6 +224,9 @@ final class AssignAnswer {
     private static int[] littleEndian(Packed packed, String field, String base64) throws FallbackException {
         byte[] bytes;
         try {
+            if (base64.length() % 4 != 0) {
+                throw new IllegalArgumentException("not padded");
+            }
             bytes = Base64.getDecoder().decode(base64);
         } catch (IllegalArgumentException e) {
             throw malformed("assignment['" + packed.memberId() + "']['" + field + "'] is not base64");
@@ -290,7 +277,7 @@ final class AssignAnswer {
             mine[count++] = partition;
         }
 
-        void into(Map<Uuid, Set<Integer>> partitionsOf, boolean listedOnce) throws FallbackException {
+        void into(Map<Uuid, Set<Integer>> partitionsOf) {
             if (count == 0) {
                 return;
             }
@@ -299,10 +286,7 @@ final class AssignAnswer {
                 boxed[i] = mine[i];
             }
             // Set.of: compact and immutable; the ids are distinct (checked above).
-            Set<Integer> earlier = partitionsOf.put(topic.id(), Set.of(boxed));
-            if (earlier != null && listedOnce) {
-                throw malformed("assignment['" + memberId + "'] lists topic " + topicText + " twice");
-            }
+            partitionsOf.put(topic.id(), Set.of(boxed));
         }
     }
 
@@ -318,21 +302,13 @@ final class AssignAnswer {
                 throw malformed("revoked['" + json.currentName() + "'] is not an object");
             }
             while (json.nextToken() == JsonToken.FIELD_NAME) {
-                JsonToken inner = json.nextToken();
-                if (inner == JsonToken.VALUE_STRING) {
-                    // The packed form: two base64 arrays, empty when nothing is withheld.
-                    if (!json.getText().isEmpty()) {
-                        throw invalid("the answer withholds partitions in 'revoked'; the coordinator revokes "
-                                + "partitions itself, so the answer must be the full target assignment");
-                    }
-                    continue;
+                if (json.nextToken() != JsonToken.VALUE_STRING) {
+                    throw malformed("'revoked' is not packed base64 arrays");
                 }
-                if (inner != JsonToken.START_ARRAY) {
-                    throw malformed("'revoked' is not lists of partition ids");
-                }
-                if (json.nextToken() != JsonToken.END_ARRAY) {
-                    throw invalid("the answer withholds partitions in 'revoked'; the coordinator revokes partitions "
-                            + "itself, so the answer must be the full target assignment");
+                // Two base64 arrays, empty when nothing is withheld.
+                if (!json.getText().isEmpty()) {
+                    throw invalid("the answer withholds partitions in 'revoked'; the coordinator revokes "
+                            + "partitions itself, so the answer must be the full target assignment");
                 }
             }
         }

@@ -2,6 +2,7 @@ package io.lagassign.broker;
 
 import static io.lagassign.broker.Groups.ORDERS;
 import static io.lagassign.broker.Groups.PAYMENTS;
+import static io.lagassign.broker.Groups.packed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,10 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.common.Uuid;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class AssignAnswerTest {
     private static final String O = ORDERS.toString();
@@ -28,7 +30,8 @@ class AssignAnswerTest {
     }
 
     private static AssignAnswer.Checked read(String json) throws FallbackException {
-        return AssignAnswer.read(json.replace("'", "\"").replace("O", O).replace("P", P)
+        // 'O' and 'P' (quoted: base64 has the letters too) name the topics by id.
+        return AssignAnswer.read(json.replace("'O'", "'" + O + "'").replace("'P'", "'" + P + "'").replace("'", "\"")
                 .getBytes(StandardCharsets.UTF_8), view());
     }
 
@@ -36,96 +39,108 @@ class AssignAnswerTest {
         return assertThrows(FallbackException.class, () -> read(json)).fault();
     }
 
+    /** A packed member over topics O (index 0) and P (index 1): its (topic index, partition) pairs. */
+    private static String member(String memberId, int... pairs) {
+        int[] topicIndices = new int[pairs.length / 2];
+        int[] partitions = new int[pairs.length / 2];
+        for (int i = 0; i < topicIndices.length; i++) {
+            topicIndices[i] = pairs[2 * i];
+            partitions[i] = pairs[2 * i + 1];
+        }
+        return "'" + memberId + "': {'topic_indices': '" + packed(topicIndices) + "', 'partitions': '"
+                + packed(partitions) + "'}";
+    }
+
+    /** The usual valid answer's c-2: orders 1, 2 and payments 0, 1. */
+    private static final String C2 = member("c-2", 0, 1, 0, 2, 1, 0, 1, 1);
+
+    private static String answer(String... members) {
+        return "{'topics': ['O', 'P'], 'revoked': {}, 'assignment': {" + String.join(", ", members) + "}}";
+    }
+
     @Test
     void aValidHeterogeneousAnswerIsUsedAndIdleMembersGetNothing() throws FallbackException {
-        AssignAnswer.Checked checked = read("{'group_id': 'orders', 'strategy': 'balanced', 'revoked': {},"
-                + " 'assignment': {'c-1': {'O': [0, 2]}, 'c-2': {'O': [1], 'P': [0, 1]}}, 'stats': {'moved': 0}}");
+        AssignAnswer.Checked checked = read("{'group_id': 'orders', 'strategy': 'balanced', 'topics': ['O', 'P'],"
+                + " 'revoked': {}, 'assignment': {" + member("c-1", 0, 0, 0, 2) + ", "
+                + member("c-2", 0, 1, 1, 0, 1, 1) + "}, 'stats': {'moved': 0}}");
         assertEquals("orders", checked.groupId());
-        Map<String, Map<Uuid, Set<Integer>>> plain = Groups.plain(checked.assignment());
         assertEquals(Map.of(
                 "c-1", Map.of(ORDERS, Set.of(0, 2)),
                 "c-2", Map.of(ORDERS, Set.of(1), PAYMENTS, Set.of(0, 1)),
-                "c-3", Map.of()), plain);
-    }
-
-    /** A member's packed arrays: base64 of little-endian 32-bit integers. */
-    private static String packed(int... values) {
-        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(4 * values.length)
-                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        for (int value : values) {
-            buffer.putInt(value);
-        }
-        return java.util.Base64.getEncoder().encodeToString(buffer.array());
+                "c-3", Map.of()), Groups.plain(checked.assignment()));
     }
 
     @Test
-    void aPackedAnswerIsReadByTopicIndex() throws FallbackException {
-        // topics[0] is payments, topics[1] orders: the indices, not the order, name them.
+    void theTopicIndicesNotTheOrderNameTheTopics() throws FallbackException {
+        // topics[0] is payments, topics[1] orders.
         AssignAnswer.Checked checked = read("{'topics': ['P', 'O'], 'revoked': {'c-1': {'topic_indices': '', "
-                + "'partitions': ''}}, 'assignment': {"
-                + "'c-1': {'topic_indices': '" + packed(1) + "', 'partitions': '" + packed(0) + "'}, "
-                + "'c-2': {'topic_indices': '" + packed(0, 0, 1, 1) + "', 'partitions': '" + packed(0, 1, 1, 2)
-                + "'}}}");
+                + "'partitions': ''}}, 'assignment': {" + member("c-1", 1, 0) + ", " + member("c-2", 0, 0, 0, 1, 1, 1, 1, 2)
+                + "}}");
         assertEquals(Map.of("c-1", Map.of(ORDERS, Set.of(0)), "c-2", Map.of(ORDERS, Set.of(1, 2),
                 PAYMENTS, Set.of(0, 1)), "c-3", Map.of()), Groups.plain(checked.assignment()));
     }
 
     @Test
-    void aPackedAnswerIsCheckedLikeANestedOne() {
-        String head = "{'topics': ['P', 'O'], 'assignment': {'c-1': {'topic_indices': '" + packed(1)
-                + "', 'partitions': '" + packed(0) + "'}, 'c-2': {'topic_indices': '";
-        // orders-0 twice, a topic index past the end, arrays of different lengths, not base64, no topics.
-        assertEquals(Fault.INVALID, faultOf(head + packed(0, 0, 1, 1, 1) + "', 'partitions': '"
-                + packed(0, 1, 0, 1, 2) + "'}}}"));
-        assertEquals(Fault.MALFORMED, faultOf(head + packed(0, 0, 2) + "', 'partitions': '" + packed(0, 1, 1) + "'}}}"));
-        assertEquals(Fault.MALFORMED, faultOf(head + packed(0, 0) + "', 'partitions': '" + packed(0) + "'}}}"));
-        assertEquals(Fault.MALFORMED, faultOf(head + "%%%" + "', 'partitions': '" + packed(0) + "'}}}"));
-        assertEquals(Fault.MALFORMED, faultOf("{'assignment': {'c-1': {'topic_indices': '" + packed(1)
-                + "', 'partitions': '" + packed(0) + "'}}}"));
-        assertEquals(Fault.INVALID, faultOf("{'topics': ['P', 'O'], 'revoked': {'c-1': {'topic_indices': '"
-                + packed(1) + "', 'partitions': '" + packed(0) + "'}}, 'assignment': {}}"));
-    }
-
-    @Test
     void aMemberMayGetNothingIfListed() throws FallbackException {
-        AssignAnswer.Checked checked = read("{'assignment': {'c-1': {}, 'c-2': {'O': [0, 1, 2], 'P': [0, 1]}}}");
+        AssignAnswer.Checked checked = read(answer(member("c-1"), member("c-2", 0, 0, 0, 1, 0, 2, 1, 0, 1, 1)));
         assertTrue(Groups.plain(checked.assignment()).get("c-1").isEmpty());
     }
 
+    static Stream<Arguments> invalidAnswers() {
+        return Stream.of(
+            Arguments.of("member missing", answer(member("c-2", 0, 0, 0, 1, 0, 2, 1, 0, 1, 1))),
+            Arguments.of("partition missing", answer(member("c-1"), C2)),
+            Arguments.of("partition twice", answer(member("c-1", 0, 0, 0, 1), C2)),
+            Arguments.of("not subscribed", answer(member("c-1", 0, 0, 1, 0), member("c-2", 0, 1, 0, 2, 1, 1))),
+            Arguments.of("unknown topic", "{'topics': ['O', 'P', 'AAAAAAAAAAAAAAAAAAAAAA'], 'assignment': {"
+                    + member("c-1", 0, 0, 2, 0) + ", " + C2 + "}}"),
+            Arguments.of("topic named not by id", "{'topics': ['orders', 'O', 'P'], 'assignment': {"
+                    + member("c-1", 0, 0) + ", " + C2 + "}}"),
+            Arguments.of("unknown member", answer(member("c-1", 0, 0), C2, member("c-9"))),
+            Arguments.of("idle member named", answer(member("c-1", 0, 0), C2, member("c-3"))),
+            Arguments.of("partition too high", answer(member("c-1", 0, 0, 0, 3), C2)),
+            Arguments.of("partition 2^32 - 1", answer(member("c-1", 0, 0, 0, -1), C2)),
+            Arguments.of("withheld in revoked", answer(member("c-1", 0, 0), C2).replace("'revoked': {}",
+                    "'revoked': {" + member("c-1", 0, 2) + "}")));
+    }
+
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "member missing        | {'assignment': {'c-2': {'O': [0, 1, 2], 'P': [0, 1]}}}",
-        "partition missing     | {'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1], 'P': [0, 1]}}}",
-        "partition doubled     | {'assignment': {'c-1': {'O': [0, 1]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "partition twice       | {'assignment': {'c-1': {'O': [0, 0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "not subscribed        | {'assignment': {'c-1': {'O': [0], 'P': [0]}, 'c-2': {'O': [1, 2], 'P': [1]}}}",
-        "unknown topic         | {'assignment': {'c-1': {'O': [0], 'AAAAAAAAAAAAAAAAAAAAAA': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "topic named not by id | {'assignment': {'c-1': {'orders': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "unknown member        | {'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}, 'c-9': {}}}",
-        "idle member named     | {'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}, 'c-3': {}}}",
-        "partition too high    | {'assignment': {'c-1': {'O': [0, 3]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "negative partition    | {'assignment': {'c-1': {'O': [0, -1]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-        "withheld in revoked   | {'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}, 'revoked': {'c-1': {'O': [2]}}}",
-    })
+    @MethodSource("invalidAnswers")
     void anAnswerThatBreaksTheSpecIsInvalid(String why, String json) {
         assertEquals(Fault.INVALID, faultOf(json), why);
     }
 
+    static Stream<Arguments> malformedAnswers() {
+        String c1 = member("c-1", 0, 0);
+        return Stream.of(
+            Arguments.of("not JSON", "{'assignment': "),
+            Arguments.of("a list", "[1, 2]"),
+            Arguments.of("no assignment", "{'topics': ['O', 'P'], 'strategy': 'balanced'}"),
+            Arguments.of("assignment a list", "{'topics': ['O', 'P'], 'assignment': []}"),
+            Arguments.of("no topics", "{'assignment': {" + c1 + ", " + C2 + "}}"),
+            Arguments.of("member a list", answer("'c-1': [0]", C2)),
+            Arguments.of("the topics form", answer("'c-1': {'O': [0]}", C2)),
+            Arguments.of("an array a list", answer("'c-1': {'topic_indices': [0], 'partitions': [0]}", C2)),
+            Arguments.of("one array", answer("'c-1': {'topic_indices': '" + packed(0) + "'}", C2)),
+            Arguments.of("another field", answer("'c-1': {'topic_indices': '', 'partitions': '', 'x': ''}", C2)),
+            Arguments.of("not base64", answer("'c-1': {'topic_indices': '%%%', 'partitions': '" + packed(0) + "'}", C2)),
+            Arguments.of("base64 without padding", answer("'c-1': {'topic_indices': 'AAAAAA', 'partitions': 'AAAAAA'}",
+                    C2)),
+            Arguments.of("not whole numbers", answer("'c-1': {'topic_indices': 'AAA=', 'partitions': 'AAA='}", C2)),
+            Arguments.of("arrays of different lengths", answer("'c-1': {'topic_indices': '" + packed(0, 0)
+                    + "', 'partitions': '" + packed(0) + "'}", C2)),
+            Arguments.of("a topic index past topics", answer(member("c-1", 0, 0, 2, 0), C2)),
+            Arguments.of("not ascending", answer(member("c-1", 0, 1, 0, 0), C2)),
+            Arguments.of("a pair twice", answer(member("c-1", 0, 0, 0, 0), C2)),
+            Arguments.of("member twice", answer(c1, c1, C2)),
+            Arguments.of("trailing content", answer(c1, C2) + " {}"),
+            Arguments.of("revoked a list", answer(c1, C2).replace("'revoked': {}", "'revoked': []")),
+            Arguments.of("revoked the topics form", answer(c1, C2).replace("'revoked': {}",
+                    "'revoked': {'c-1': {'O': []}}")));
+    }
+
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "not JSON              | {'assignment': ",
-        "a list                | [1, 2]",
-        "no assignment         | {'strategy': 'balanced'}",
-        "assignment a list     | {'assignment': []}",
-        "member a list         | {'assignment': {'c-1': [0]}}",
-        "partitions not a list | {'assignment': {'c-1': {'O': 0}}}",
-        "partition a string    | {'assignment': {'c-1': {'O': ['0']}}}",
-        "partition a float     | {'assignment': {'c-1': {'O': [0.5]}}}",
-        "partition too big     | {'assignment': {'c-1': {'O': [99999999999]}}}",
-        "member twice          | {'assignment': {'c-1': {'O': [0]}, 'c-1': {'O': [1]}}}",
-        "trailing content      | {'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}} {}",
-        "revoked a list        | {'revoked': [], 'assignment': {'c-1': {'O': [0]}, 'c-2': {'O': [1, 2], 'P': [0, 1]}}}",
-    })
+    @MethodSource("malformedAnswers")
     void anAnswerOfTheWrongShapeIsMalformed(String why, String json) {
         assertEquals(Fault.MALFORMED, faultOf(json), why);
     }

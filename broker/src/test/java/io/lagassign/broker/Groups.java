@@ -1,5 +1,8 @@
 package io.lagassign.broker;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +81,15 @@ final class Groups {
 
     static Spec group() {
         return new Spec();
+    }
+
+    /** Values as the packed answer's arrays are: little-endian 32-bit integers in standard base64. */
+    static String packed(int... values) {
+        ByteBuffer buffer = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (int value : values) {
+            buffer.putInt(value);
+        }
+        return Base64.getEncoder().encodeToString(buffer.array());
     }
 
     /** Member id -> topic id -> partitions, comparable whatever MemberAssignment class holds them. */

@@ -27,9 +27,15 @@ class LagassignAssignorTest {
     private static final String O = ORDERS.toString();
     private static final String P = PAYMENTS.toString();
     /** What the fake sidecar answers when healthy: c-1 gets orders-0 only, c-2 the rest. */
-    private static final String LOPSIDED = ("{'group_id': 'orders', 'assignment': {'c-1': {'O': [0]},"
-            + " 'c-2': {'O': [1, 2, 3], 'P': [0, 1]}}, 'revoked': {}}").replace("'", "\"").replace("O", O)
-            .replace("P", P);
+    private static final String LOPSIDED = answer(new int[] {0, 0, 0, 1, 1}, new int[] {1, 2, 3, 0, 1});
+    /** The packed answer over topics orders, payments: c-1 gets orders-0, c-2 its topic indices and partitions. */
+    private static String answer(int[] topicIndices, int[] partitions) {
+        return ("{'group_id': 'orders', 'topics': ['" + O + "', '" + P + "'], 'assignment': {"
+                + "'c-1': {'topic_indices': '" + Groups.packed(0) + "', 'partitions': '" + Groups.packed(0) + "'}, "
+                + "'c-2': {'topic_indices': '" + Groups.packed(topicIndices) + "', 'partitions': '"
+                + Groups.packed(partitions) + "'}}, 'revoked': {}}").replace("'", "\"");
+    }
+
     /** Generous, so that only the slow sidecar times out even on a loaded machine. */
     private static final int TIMEOUT_MS = 1000;
 
@@ -125,9 +131,10 @@ class LagassignAssignorTest {
 
     @Test
     void anAnswerMissingOrDoublingAPartitionGetsUniform() {
-        assertUniformOn(body -> FakeSidecar.Reply.ok(LOPSIDED.replace("[1,2,3]", "[1,2]").replace("[1, 2, 3]", "[1, 2]")),
-                "invalid");
-        assertUniformOn(body -> FakeSidecar.Reply.ok(LOPSIDED.replace("[1, 2, 3]", "[0, 1, 2, 3]")), "invalid");
+        String missing = answer(new int[] {0, 0, 1, 1}, new int[] {1, 2, 0, 1});
+        assertUniformOn(body -> FakeSidecar.Reply.ok(missing), "invalid");
+        String doubling = answer(new int[] {0, 0, 0, 0, 1, 1}, new int[] {0, 1, 2, 3, 0, 1});
+        assertUniformOn(body -> FakeSidecar.Reply.ok(doubling), "invalid");
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.lagassign;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonParser.NumberType;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,16 +30,12 @@ import org.apache.kafka.common.TopicPartition;
  * withheld from owns it, and no partition may go straight from one owner to another
  * ({@link CooperativeRules}).
  *
- * <p>The shim asks for the {@code packed} answer form ({@code {member: {"topic_indices": "<base64>",
- * "partitions": "<base64>"}}} beside a {@code topics} list, {@link PackedPairs}) and reads the
- * {@code indexed} form ({@code {member: [[topic_index, [partition, ...]], ...]}} beside
- * {@code topics}) and the {@code topics} form ({@code {member: {topic: [partition, ...]}}}) as
- * well, from older sidecars. One answer is in one form, {@code assignment} and {@code revoked}
- * alike; every rule holds the same in each. The answer is read with Jackson's streaming parser
- * into int arrays and checked with one bit per partition of the group.
+ * <p>The shim asks for the {@code packed} answer form, the only one it reads: {@code {member:
+ * {"topic_indices": "<base64>", "partitions": "<base64>"}}} beside a {@code topics} list
+ * ({@link PackedPairs}), {@code assignment} and {@code revoked} alike. The answer is read with
+ * Jackson's streaming parser into int arrays and checked with one bit per partition of the group.
  */
 final class AnswerReader {
-    private static final String PAIRS = "a list of [topic_index, [partition, ...]] pairs";
     /** Reads the small fields as trees, mid-document (the end of the document is checked here). */
     private static final ObjectMapper TREES = new ObjectMapper();
 
@@ -81,60 +76,13 @@ final class AnswerReader {
         }
     }
 
-    /** A growable array of ints, so a million partition ids stay a few megabytes. */
-    private static final class Ints {
-        private int[] values;
-        private int size;
-
-        Ints(int capacity) {
-            values = new int[Math.max(8, capacity)];
-        }
-
-        /** The ints of {@code values}, held, not copied. */
-        Ints(int[] values) {
-            this.values = values;
-            this.size = values.length;
-        }
-
-        void add(int value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        int get(int i) {
-            return values[i];
-        }
-
-        int size() {
-            return size;
-        }
-    }
-
     /**
-     * One member's part of {@code assignment} or {@code revoked}: pair i is topic {@code topic(i)}
-     * (an index into the answer's topic names) with partitions {@code ids[end(i-1)..end(i))}.
+     * One member's part of {@code assignment} or {@code revoked}: run i is topic {@code topic[i]}
+     * (an index into the answer's topic names) with partitions {@code ids[start(i)..end[i])}.
      */
-    private static final class Pairs {
-        final Ints topic;
-        final Ints end;
-        final Ints ids;
+    private record Pairs(int[] topic, int[] end, int[] ids) {
 
-        /** Sized like {@code like} (the member before): members mostly get alike shares. */
-        Pairs(Pairs like) {
-            topic = new Ints(like == null ? 0 : like.size());
-            end = new Ints(like == null ? 0 : like.size());
-            ids = new Ints(like == null ? 0 : like.ids.size());
-        }
-
-        private Pairs(Ints topic, Ints end, Ints ids) {
-            this.topic = topic;
-            this.end = end;
-            this.ids = ids;
-        }
-
-        /** A packed member's arrays as pairs: one pair per run of one topic index, ids held as given. */
+        /** A packed member's arrays as runs of one topic index each, ids held as given. */
         static Pairs of(PackedPairs packed) {
             int[] topics = packed.topicIndices();
             int runs = 0;
@@ -152,38 +100,26 @@ final class AnswerReader {
                 }
                 end[run] = i + 1;
             }
-            return new Pairs(new Ints(topic), new Ints(end), new Ints(packed.partitions()));
+            return new Pairs(topic, end, packed.partitions());
         }
 
         int size() {
-            return topic.size();
+            return topic.length;
         }
 
         int start(int i) {
-            return i == 0 ? 0 : end.get(i - 1);
+            return i == 0 ? 0 : end[i - 1];
         }
     }
 
     /** The answer as read: its topic names, per member its pairs, and the small fields as JSON. */
     private static final class Parsed {
-        /** The {@code indexed} or {@code packed} form's {@code topics}, or null (the {@code topics} form). */
         List<String> topics;
-        /** The {@code topics} form's topic names, in the order first seen. */
-        final List<String> nestedNames = new ArrayList<>();
-        final Map<String, Integer> nestedIndex = new HashMap<>();
         Map<String, Pairs> assignment;
         Map<String, Pairs> revoked;
-        /** The first member met in each form ({@code assignment['c-1']}), null while none is. */
-        String indexedPairs;
-        String nestedPairs;
-        String packedPairs;
         JsonNode strategy = MissingNode.getInstance();
         JsonNode lag = MissingNode.getInstance();
         JsonNode stats = MissingNode.getInstance();
-
-        List<String> names() {
-            return topics != null ? topics : nestedNames;
-        }
     }
 
     private AnswerReader() {
@@ -201,11 +137,13 @@ final class AnswerReader {
         } catch (IOException e) {
             throw malformed("the answer is not JSON: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
         }
-        checkForm(parsed);
+        if (parsed.topics == null) {
+            throw malformed("the answer has no 'topics' list");
+        }
         if (!cooperative && withholds(parsed.revoked)) {
             throw invalid("the answer withholds partitions in 'revoked' in an eager rebalance");
         }
-        List<String> names = parsed.names();
+        List<String> names = parsed.topics;
         for (Map.Entry<String, Pairs> member : parsed.assignment.entrySet()) {
             checkIndices(member.getValue(), names.size(), "assignment['" + member.getKey() + "']");
         }
@@ -233,24 +171,6 @@ final class AnswerReader {
                 stats.path("mean_lag").isNumber() ? stats.path("mean_lag").doubleValue() : null);
     }
 
-    /** One form per answer, and {@code topics} exactly when the form names topics by index. */
-    private static void checkForm(Parsed parsed) throws FallbackException {
-        if (parsed.packedPairs != null && parsed.indexedPairs != null) {
-            throw malformed("the answer mixes the 'packed' form (" + parsed.packedPairs + ") and the 'indexed' form ("
-                    + parsed.indexedPairs + ")");
-        }
-        if (parsed.topics == null) {
-            if (parsed.indexedPairs != null || parsed.packedPairs != null) {
-                throw malformed("an assignment in the '" + (parsed.packedPairs != null ? "packed" : "indexed")
-                        + "' form without 'topics'");
-            }
-        } else if (parsed.nestedPairs != null) {
-            throw malformed(parsed.packedPairs != null
-                    ? parsed.nestedPairs + " is not " + PackedPairs.SHAPE
-                    : "the answer has 'topics' but " + parsed.nestedPairs + " is in the 'topics' form");
-        }
-    }
-
     /** Reads the whole document with the streaming parser: no tree of a million nodes. */
     private static Parsed parse(JsonParser json) throws IOException, FallbackException {
         if (json.nextToken() != JsonToken.START_OBJECT) {
@@ -266,7 +186,7 @@ final class AnswerReader {
                     if (value != JsonToken.START_OBJECT) {
                         throw malformed("the answer has no 'assignment' object");
                     }
-                    parsed.assignment = members(json, parsed, "assignment");
+                    parsed.assignment = members(json, "assignment");
                 }
                 case "revoked" -> {
                     if (value == JsonToken.VALUE_NULL) {
@@ -274,7 +194,7 @@ final class AnswerReader {
                     } else if (value != JsonToken.START_OBJECT) {
                         throw malformed("'revoked' is not an object");
                     } else {
-                        parsed.revoked = members(json, parsed, "revoked");
+                        parsed.revoked = members(json, "revoked");
                     }
                 }
                 case "strategy" -> parsed.strategy = json.readValueAsTree();
@@ -306,122 +226,28 @@ final class AnswerReader {
         return names;
     }
 
-    /** {@code {member_id: pairs}}, the parser on the object's start; each member in any form. */
-    private static Map<String, Pairs> members(JsonParser json, Parsed parsed, String key)
-            throws IOException, FallbackException {
+    /** {@code {member_id: packed arrays}}, the parser on the object's start. */
+    private static Map<String, Pairs> members(JsonParser json, String key) throws IOException, FallbackException {
         Map<String, Pairs> members = new TreeMap<>();
-        Pairs before = null;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String memberId = json.currentName();
             String where = key + "['" + memberId + "']";
-            JsonToken value = json.nextToken();
-            Pairs pairs;
-            if (value == JsonToken.START_ARRAY) {
-                pairs = new Pairs(before);
-                before = pairs;
-                parsed.indexedPairs = firstOf(parsed.indexedPairs, where);
-                while (json.nextToken() == JsonToken.START_ARRAY) {
-                    if (json.nextToken() != JsonToken.VALUE_NUMBER_INT || json.getNumberType() != NumberType.INT) {
-                        throw malformed(where + " is not " + PAIRS);
-                    }
-                    pairs.topic.add(json.getIntValue());
-                    if (json.nextToken() != JsonToken.START_ARRAY) {
-                        throw malformed(where + " is not " + PAIRS);
-                    }
-                    partitionIds(json, pairs, key, memberId, null);
-                    if (json.nextToken() != JsonToken.END_ARRAY) {
-                        throw malformed(where + " is not " + PAIRS);
-                    }
-                }
-                if (json.currentToken() != JsonToken.END_ARRAY) {
-                    throw malformed(where + " is not " + PAIRS);
-                }
-            } else if (value == JsonToken.START_OBJECT) {
-                // The packed form's object holds two strings, the topics form's lists by topic.
-                String first = json.nextToken() == JsonToken.FIELD_NAME ? json.currentName() : null;
-                JsonToken firstValue = first == null ? null : json.nextToken();
-                if (first != null && PackedPairs.startsPacked(first, firstValue)) {
-                    parsed.packedPairs = firstOf(parsed.packedPairs, where);
-                    pairs = Pairs.of(PackedPairs.read(json, where));
-                } else {
-                    pairs = new Pairs(before);
-                    before = pairs;
-                    parsed.nestedPairs = firstOf(parsed.nestedPairs, where);
-                    topicLists(json, parsed, pairs, key, memberId, first, firstValue);
-                }
-            } else {
-                throw malformed(where + " is not an object");
+            if (json.nextToken() != JsonToken.START_OBJECT) {
+                throw malformed(where + " is not " + PackedPairs.SHAPE);
             }
-            members.put(memberId, pairs);
+            if (json.nextToken() != JsonToken.FIELD_NAME) {
+                throw malformed(where + " is not " + PackedPairs.SHAPE + ": it is empty");
+            }
+            json.nextToken();
+            members.put(memberId, Pairs.of(PackedPairs.read(json, where)));
         }
         return members;
     }
 
-    /**
-     * A member's {@code {topic: [partition, ...]}} (the {@code topics} form) into {@code pairs},
-     * the parser on the value {@code firstList} of its first field {@code firstTopic} (null: the
-     * object is empty).
-     */
-    private static void topicLists(JsonParser json, Parsed parsed, Pairs pairs, String key, String memberId,
-            String firstTopic, JsonToken firstList) throws IOException, FallbackException {
-        String topic = firstTopic;
-        JsonToken list = firstList;
-        while (topic != null) {
-            if (list != JsonToken.START_ARRAY) {
-                throw malformed(key + "['" + memberId + "']['" + topic + "'] is not a list of partition ids");
-            }
-            Integer index = parsed.nestedIndex.get(topic);
-            if (index == null) {
-                index = parsed.nestedNames.size();
-                parsed.nestedIndex.put(topic, index);
-                parsed.nestedNames.add(topic);
-            }
-            pairs.topic.add(index);
-            partitionIds(json, pairs, key, memberId, topic);
-            topic = json.nextToken() == JsonToken.FIELD_NAME ? json.currentName() : null;
-            list = topic == null ? null : json.nextToken();
-        }
-    }
-
-    private static String firstOf(String first, String where) {
-        return first != null ? first : where;
-    }
-
-    /**
-     * The partition ids of one pair, the parser on the list's start; {@code topic} names the list
-     * in the {@code topics} form (null in the {@code indexed} form).
-     */
-    private static void partitionIds(JsonParser json, Pairs pairs, String key, String memberId, String topic)
-            throws IOException, FallbackException {
-        JsonToken token;
-        while ((token = json.nextToken()) == JsonToken.VALUE_NUMBER_INT) {
-            if (json.getNumberType() != NumberType.INT) {
-                throw notPartitionIds(key, memberId, topic);
-            }
-            pairs.ids.add(json.getIntValue());
-        }
-        if (token != JsonToken.END_ARRAY) {
-            throw notPartitionIds(key, memberId, topic);
-        }
-        pairs.end.add(pairs.ids.size());
-    }
-
-    private static FallbackException notPartitionIds(String key, String memberId, String topic) {
-        String where = key + "['" + memberId + "']" + (topic == null ? "" : "['" + topic + "']");
-        return malformed(where + " is not a list of partition ids");
-    }
-
+    /** Each topic index within {@code topics} (the packed pairs ascend, so none repeats). */
     private static void checkIndices(Pairs pairs, int topics, String where) throws FallbackException {
-        BitSet seen = new BitSet(topics);
-        for (int i = 0; i < pairs.size(); i++) {
-            int topic = pairs.topic.get(i);
-            if (topic < 0 || topic >= topics) {
-                throw malformed(where + " names a topic index that is not in 'topics'");
-            }
-            if (seen.get(topic)) {
-                throw malformed(where + " lists a topic index twice");
-            }
-            seen.set(topic);
+        if (pairs.size() > 0 && pairs.topic()[pairs.size() - 1] >= topics) {
+            throw malformed(where + " names a topic index that is not in 'topics'");
         }
     }
 
@@ -476,15 +302,15 @@ final class AnswerReader {
                 }
                 return in;
             });
-            List<TopicPartition> out = new ArrayList<>(pairs.ids.size());
+            List<TopicPartition> out = new ArrayList<>(pairs.ids().length);
             assignment.put(memberId, out);
             for (int i : byTopicName(pairs, rank)) {
                 int from = pairs.start(i);
-                int to = pairs.end.get(i);
+                int to = pairs.end()[i];
                 if (from == to) {
                     continue;
                 }
-                int topic = pairs.topic.get(i);
+                int topic = pairs.topic()[i];
                 String name = names.get(topic);
                 if (offsets[topic] < 0) {
                     throw invalid("the answer gives unknown topic '" + name + "' to '" + memberId + "'");
@@ -492,8 +318,7 @@ final class AnswerReader {
                 if (!allowed[topic]) {
                     throw invalid("the answer gives '" + name + "' to '" + memberId + "', not subscribed");
                 }
-                int[] ids = pairs.ids.values;
-                sortIds(ids, from, to);
+                int[] ids = pairs.ids();
                 for (int k = from; k < to; k++) {
                     int p = ids[k];
                     if (p < 0 || p >= counts[topic]) {
@@ -544,13 +369,13 @@ final class AnswerReader {
         return latest;
     }
 
-    /** The pairs' order with their topic names ascending (as the indexed form gives them, mostly). */
+    /** The pairs' order with their topic names ascending (as they come when the topics are in name order). */
     private static int[] byTopicName(Pairs pairs, int[] rank) {
         int[] order = new int[pairs.size()];
         boolean sorted = true;
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
-            if (i > 0 && rank[pairs.topic.get(i - 1)] > rank[pairs.topic.get(i)]) {
+            if (i > 0 && rank[pairs.topic()[i - 1]] > rank[pairs.topic()[i]]) {
                 sorted = false;
             }
         }
@@ -558,7 +383,7 @@ final class AnswerReader {
             return order;
         }
         return java.util.stream.IntStream.range(0, order.length).boxed()
-                .sorted(Comparator.comparingInt(i -> rank[pairs.topic.get(i)]))
+                .sorted(Comparator.comparingInt(i -> rank[pairs.topic()[i]]))
                 .mapToInt(Integer::intValue).toArray();
     }
 
@@ -574,23 +399,13 @@ final class AnswerReader {
         return rank;
     }
 
-    /** Sorts {@code ids[from..to)}, unless they are ascending already (as the answer gives them). */
-    private static void sortIds(int[] ids, int from, int to) {
-        for (int k = from + 1; k < to; k++) {
-            if (ids[k - 1] > ids[k]) {
-                Arrays.sort(ids, from, to);
-                return;
-            }
-        }
-    }
-
     /** A member's pairs as topic-partitions, in the answer's order. */
     private static List<TopicPartition> partitionsOf(Pairs pairs, List<String> names) {
-        List<TopicPartition> out = new ArrayList<>(pairs.ids.size());
+        List<TopicPartition> out = new ArrayList<>(pairs.ids().length);
         for (int i = 0; i < pairs.size(); i++) {
-            String topic = names.get(pairs.topic.get(i));
-            for (int k = pairs.start(i); k < pairs.end.get(i); k++) {
-                out.add(new TopicPartition(topic, pairs.ids.get(k)));
+            String topic = names.get(pairs.topic()[i]);
+            for (int k = pairs.start(i); k < pairs.end()[i]; k++) {
+                out.add(new TopicPartition(topic, pairs.ids()[k]));
             }
         }
         return out;
@@ -601,7 +416,7 @@ final class AnswerReader {
             return false;
         }
         for (Pairs pairs : revoked.values()) {
-            if (pairs.ids.size() > 0) {
+            if (pairs.ids().length > 0) {
                 return true;
             }
         }

@@ -30,12 +30,6 @@ record PackedPairs(int[] topicIndices, int[] partitions) {
     /** The shape, for messages. */
     static final String SHAPE = "{\"topic_indices\": \"<base64>\", \"partitions\": \"<base64>\"}";
 
-    /** Whether a member's object whose first field is {@code field} with {@code value} is packed. */
-    static boolean startsPacked(String field, JsonToken value) {
-        return value == JsonToken.VALUE_STRING
-                || (value != JsonToken.START_ARRAY && (TOPIC_INDICES.equals(field) || PARTITIONS.equals(field)));
-    }
-
     /**
      * Reads and checks one member's object, the parser on its first field's value; returns with
      * the parser on the object's end. {@code where} names the member in messages

@@ -34,41 +34,25 @@ class AnswerReaderTest {
             "c-2", member("c-2", "t0"),
             "c-3", member("c-3", "t0", "unknown")), Map.of("t0", 4, "t1", 2));
 
-    private static byte[] answer(String assignment) {
-        return ("{\"group_id\":\"orders\",\"strategy\":\"balanced\",\"assignment\":" + assignment + "}")
-                .getBytes(StandardCharsets.UTF_8);
-    }
-
     private static final List<String> TOPICS = List.of("t0", "t1", "unknown");
 
-    /** The same answer in the {@code indexed} form, topics named by their place in {@link #TOPICS}. */
-    private static byte[] indexed(String assignment) {
-        return requested("indexed", assignment);
-    }
-
-    /** The same answer in the {@code packed} form, topics named by their place in {@link #TOPICS}. */
+    /**
+     * The answer {@code assignment} ({@code {member: {topic: [partition, ...]}}}) in the packed
+     * form, topics named by their place in {@link #TOPICS}, as a sidecar sends it.
+     */
     private static byte[] packed(String assignment) {
-        return requested("packed", assignment);
-    }
-
-    /** The answer {@code assignment} (in the {@code topics} form) in {@code form}, as a sidecar sends it. */
-    private static byte[] requested(String form, String assignment) {
         try {
             JsonNode nested = UserDataJson.MAPPER.readTree(assignment);
-            ObjectNode request = UserDataJson.MAPPER.createObjectNode().put("answer_form", form);
+            ObjectNode request = UserDataJson.MAPPER.createObjectNode();
             ObjectNode partitions = request.putObject("partitions");
             TOPICS.forEach(topic -> partitions.put(topic, 1));
             ObjectNode answer = UserDataJson.MAPPER.createObjectNode().put("strategy", "balanced");
             answer.set("assignment", nested);
             answer.putObject("revoked");
-            return FakeSidecar.inRequestedForm(request, answer).toString().getBytes(StandardCharsets.UTF_8);
+            return FakeSidecar.packed(request, answer).toString().getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static byte[] inForm(String form, String assignment) {
-        return "topics".equals(form) ? answer(assignment) : requested(form, assignment);
     }
 
     private static FallbackReason refusal(byte[] body) {
@@ -78,7 +62,7 @@ class AnswerReaderTest {
     @Test
     void aValidAnswerIsUsedAsGiven() throws FallbackException {
         AnswerReader.Answer read = AnswerReader.read(
-                answer("{\"c-1\":{\"t0\":[3,0],\"t1\":[0,1]},\"c-2\":{\"t0\":[1]},\"c-3\":{\"t0\":[2]}}"), VIEW);
+                packed("{\"c-1\":{\"t0\":[3,0],\"t1\":[0,1]},\"c-2\":{\"t0\":[1]},\"c-3\":{\"t0\":[2]}}"), VIEW);
         Map<String, List<TopicPartition>> expected = new TreeMap<>();
         expected.put("c-1", List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 3),
                 new TopicPartition("t1", 0), new TopicPartition("t1", 1)));
@@ -91,7 +75,7 @@ class AnswerReaderTest {
     @Test
     void aMemberMayGetNothing() throws FallbackException {
         AnswerReader.Answer read = AnswerReader.read(
-                answer("{\"c-1\":{\"t0\":[0,1,2,3],\"t1\":[0,1]},\"c-2\":{},\"c-3\":{\"t0\":[]}}"), VIEW);
+                packed("{\"c-1\":{\"t0\":[0,1,2,3],\"t1\":[0,1]},\"c-2\":{},\"c-3\":{\"t0\":[]}}"), VIEW);
         assertTrue(read.assignment().get("c-2").isEmpty());
         assertTrue(read.assignment().get("c-3").isEmpty());
     }
@@ -116,58 +100,9 @@ class AnswerReaderTest {
         assertEquals(FallbackReason.MALFORMED, refusal(body.getBytes(StandardCharsets.UTF_8)));
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"topics", "indexed", "packed"})
-    void everyFormReadsAsTheSameAssignment(String form) throws FallbackException {
-        AnswerReader.Answer read = AnswerReader.read(
-                inForm(form, "{\"c-1\":{\"t0\":[0,3],\"t1\":[0,1]},\"c-2\":{\"t0\":[1]},\"c-3\":{\"t0\":[2]}}"),
-                VIEW);
-        Map<String, List<TopicPartition>> expected = new TreeMap<>();
-        expected.put("c-1", List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 3),
-                new TopicPartition("t1", 0), new TopicPartition("t1", 1)));
-        expected.put("c-2", List.of(new TopicPartition("t0", 1)));
-        expected.put("c-3", List.of(new TopicPartition("t0", 2)));
-        assertEquals(expected, read.assignment());
-        assertEquals("balanced", read.strategy());
-    }
-
-    @Test
-    void theIndexedFormNamesTopicsByTheirPlaceInTopics() throws FallbackException {
-        byte[] body = ("{\"assignment\":{\"c-1\":[[0,[0,1]],[1,[3]]],\"c-2\":[[1,[0,1]]],\"c-3\":[[1,[2]]]},"
-                + "\"topics\":[\"t1\",\"t0\"],\"revoked\":{\"c-1\":[],\"c-2\":[],\"c-3\":[]}}")
-                .getBytes(StandardCharsets.UTF_8);
-        Map<String, List<TopicPartition>> assignment = AnswerReader.read(body, VIEW).assignment();
-        assertEquals(List.of(new TopicPartition("t0", 3), new TopicPartition("t1", 0), new TopicPartition("t1", 1)),
-                assignment.get("c-1"));
-        assertEquals(List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 1)), assignment.get("c-2"));
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {
-        "{\"topics\": \"t0\", \"assignment\": {}}",
-        "{\"topics\": [\"t0\", 1], \"assignment\": {}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": {\"t0\": [0]}}}",
-        "{\"assignment\": {\"c-1\": [[0, [0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [0]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0], 1]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[1, [0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[-1, [0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[true, [0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0.0, [0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, \"0\"]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0, true]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [1.0]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [4294967296]]]}}",
-        "{\"topics\": [\"t0\"], \"assignment\": {\"c-1\": [[0, [0]], [0, [1]]]}}",
-    })
-    void malformedIndexedAnswersAreRefused(String body) {
-        assertEquals(FallbackReason.MALFORMED, refusal(body.getBytes(StandardCharsets.UTF_8)));
-    }
-
     /**
-     * Each rule in every form. In the packed form a partition twice to one member is a pair twice
-     * (not strictly ascending) and partition -1 is 2^32 - 1: both malformed there.
+     * Each rule. A partition twice to one member is a pair twice (not strictly ascending) and
+     * partition -1 is 2^32 - 1: both malformed.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
@@ -181,16 +116,16 @@ class AnswerReaderTest {
         "negative partition    | MALFORMED | {'c-1':{'t0':[-1,0,1,2,3],'t1':[0,1]},'c-2':{},'c-3':{}}",
         "topic without metadata| INVALID   | {'c-1':{'t0':[0,1,2,3],'t1':[0,1]},'c-2':{},'c-3':{'unknown':[0]}}",
     })
-    void invalidAnswersAreRefused(String rule, FallbackReason packedReason, String assignment) {
-        assertEquals(FallbackReason.INVALID, refusal(answer(assignment.replace('\'', '"'))), rule);
-        assertEquals(FallbackReason.INVALID, refusal(indexed(assignment.replace('\'', '"'))), rule + " (indexed)");
-        assertEquals(packedReason, refusal(packed(assignment.replace('\'', '"'))), rule + " (packed)");
+    void invalidAnswersAreRefused(String rule, FallbackReason reason, String assignment) {
+        assertEquals(reason, refusal(packed(assignment.replace('\'', '"'))), rule);
     }
 
     @Test
     void withheldPartitionsAreRefusedInAnEagerRebalance() {
-        byte[] body = ("{\"assignment\":{\"c-1\":{\"t0\":[0,1,2],\"t1\":[0,1]},\"c-2\":{},\"c-3\":{}},"
-                + "\"revoked\":{\"c-2\":{\"t0\":[3]}}}").getBytes(StandardCharsets.UTF_8);
+        byte[] body = ("{\"topics\":[\"t0\"],\"assignment\":{\"c-1\":"
+                + packedMember(new int[] {0, 0, 0}, new int[] {0, 1, 2}) + ",\"c-2\":" + NOTHING + ",\"c-3\":"
+                + NOTHING + "},\"revoked\":{\"c-2\":" + packedMember(new int[] {0}, new int[] {3}) + "}}")
+                .getBytes(StandardCharsets.UTF_8);
         assertEquals(FallbackReason.INVALID, refusal(body));
     }
 
@@ -218,33 +153,16 @@ class AnswerReaderTest {
     }
 
     @Test
-    void thePackedFormReadsAsTheSameIndexedAnswer() throws FallbackException {
+    void aPackedAnswerNamesTopicsByTheirPlaceInTopics() throws FallbackException {
         // The bytes as the sidecar writes them: c-1 gets (0, 0), (0, 1), (1, 3): t1-0, t1-1, t0-3.
         byte[] packed = packedBody("{\"c-1\":{\"topic_indices\":\"AAAAAAAAAAABAAAA\",\"partitions\":\"AAAAAAEAAAADAAAA\"},"
                 + "\"c-2\":{\"topic_indices\":\"AQAAAAEAAAA=\",\"partitions\":\"AAAAAAEAAAA=\"},"
                 + "\"c-3\":{\"topic_indices\":\"AQAAAA==\",\"partitions\":\"AgAAAA==\"}}");
-        byte[] indexed = ("{\"topics\":[\"t1\",\"t0\"],\"assignment\":{\"c-1\":[[0,[0,1]],[1,[3]]],"
-                + "\"c-2\":[[1,[0,1]]],\"c-3\":[[1,[2]]]},\"revoked\":{}}").getBytes(StandardCharsets.UTF_8);
         Map<String, List<TopicPartition>> assignment = AnswerReader.read(packed, VIEW).assignment();
-        assertEquals(AnswerReader.read(indexed, VIEW).assignment(), assignment);
         assertEquals(List.of(new TopicPartition("t0", 3), new TopicPartition("t1", 0), new TopicPartition("t1", 1)),
                 assignment.get("c-1"));
         assertEquals(List.of(new TopicPartition("t0", 0), new TopicPartition("t0", 1)), assignment.get("c-2"));
         assertEquals(List.of(new TopicPartition("t0", 2)), assignment.get("c-3"));
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {
-        "{\"c-1\":{\"t0\":[0,3],\"t1\":[0,1]},\"c-2\":{\"t0\":[1]},\"c-3\":{\"t0\":[2]}}",
-        "{\"c-1\":{\"t1\":[1,0]},\"c-2\":{\"t0\":[3,0,1]},\"c-3\":{\"t0\":[2]}}",
-        "{\"c-1\":{\"t0\":[0,1,2,3],\"t1\":[0,1]},\"c-2\":{},\"c-3\":{}}",
-    })
-    void aPackedAnswerEqualsTheSameAnswerIndexed(String assignment) throws FallbackException {
-        AnswerReader.Answer packed = AnswerReader.read(packed(assignment), VIEW);
-        AnswerReader.Answer indexed = AnswerReader.read(indexed(assignment), VIEW);
-        assertEquals(indexed.assignment(), packed.assignment());
-        assertEquals(AnswerReader.read(answer(assignment), VIEW).assignment(), packed.assignment());
-        assertEquals(indexed.strategy(), packed.strategy());
     }
 
     @Test
@@ -292,8 +210,8 @@ class AnswerReaderTest {
             Arguments.of("a list", "{'c-1':{'topic_indices':'','partitions':[]}}", "c-1"),
             Arguments.of("an object", "{'c-1':{'topic_indices':'','partitions':{}}}", "c-1"),
             Arguments.of("null partitions", "{'c-1':{'topic_indices':'','partitions':null}}", "c-1"),
-            Arguments.of("beside the topics form", "{'c-1':" + NOTHING + ",'c-2':{'t0':[0]}}", "c-2"),
-            Arguments.of("beside the indexed form", "{'c-1':" + NOTHING + ",'c-2':[[1,[0]]]}", "c-2"));
+            Arguments.of("the topics form", "{'c-1':" + NOTHING + ",'c-2':{'t0':[0]}}", "c-2"),
+            Arguments.of("the indexed form", "{'c-1':" + NOTHING + ",'c-2':[[1,[0]]]}", "c-2"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -309,7 +227,7 @@ class AnswerReaderTest {
         byte[] body = ("{\"assignment\":{\"c-1\":" + NOTHING + "}}").getBytes(StandardCharsets.UTF_8);
         FallbackException e = refused(body);
         assertEquals(FallbackReason.MALFORMED, e.reason());
-        assertTrue(e.getMessage().contains("'packed' form without 'topics'"), e.getMessage());
+        assertTrue(e.getMessage().contains("no 'topics' list"), e.getMessage());
     }
 
     @Test

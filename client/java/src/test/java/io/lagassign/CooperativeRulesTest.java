@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +28,19 @@ class CooperativeRulesTest {
             "c-1", member("c-1", Map.of("t0", List.of(0, 1))),
             "c-2", member("c-2", Map.of("t0", List.of(2)))), Map.of("t0", 4));
 
+    /** The packed answer giving {@code assignment} and withholding {@code revoked} ({@code {member: {topic: ids}}}). */
     private static byte[] answer(String assignment, String revoked) {
-        return ("{\"group_id\":\"orders\",\"strategy\":\"balanced\",\"assignment\":" + assignment
-                + ",\"revoked\":" + revoked + "}").getBytes(StandardCharsets.UTF_8);
+        try {
+            ObjectNode request = UserDataJson.MAPPER.createObjectNode();
+            request.putObject("partitions").put("t0", 4);
+            ObjectNode answer = UserDataJson.MAPPER.createObjectNode().put("group_id", "orders")
+                    .put("strategy", "balanced");
+            answer.set("assignment", UserDataJson.MAPPER.readTree(assignment));
+            answer.set("revoked", UserDataJson.MAPPER.readTree(revoked));
+            return FakeSidecar.packed(request, answer).toString().getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test

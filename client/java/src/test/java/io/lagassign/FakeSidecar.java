@@ -92,7 +92,7 @@ final class FakeSidecar implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                send(exchange, 200, inRequestedForm(request, answer).toString());
+                send(exchange, 200, packed(request, answer).toString());
             }
             case STATUS_500 -> send(exchange, 500, "Internal Server Error");
             case HTML_404 -> send(exchange, 404, HTML_PAGE, "text/html; charset=utf-8");
@@ -101,18 +101,18 @@ final class FakeSidecar implements AutoCloseable {
                 lag.put("source", "none");
                 lag.put("complete", false);
                 lag.put("unknown_partitions", 0);
-                send(exchange, 200, inRequestedForm(request, answer).toString());
+                send(exchange, 200, packed(request, answer).toString());
             }
             case LAG_PARTIAL -> {
                 ObjectNode lag = (ObjectNode) answer.get("lag");
                 lag.put("complete", false);
                 lag.put("unknown_partitions", 2);
-                send(exchange, 200, inRequestedForm(request, answer).toString());
+                send(exchange, 200, packed(request, answer).toString());
             }
             case MALFORMED_JSON -> send(exchange, 200, "{\"assignment\": {\"c-1\": ");
             case MISSING_PARTITION -> {
                 firstList(answer).remove(0);
-                send(exchange, 200, inRequestedForm(request, answer).toString());
+                send(exchange, 200, packed(request, answer).toString());
             }
             case PARTITION_TWICE -> {
                 ArrayNode first = firstList(answer);
@@ -124,9 +124,9 @@ final class FakeSidecar implements AutoCloseable {
                         break;
                     }
                 }
-                send(exchange, 200, inRequestedForm(request, answer).toString());
+                send(exchange, 200, packed(request, answer).toString());
             }
-            default -> send(exchange, 200, inRequestedForm(request, answer).toString());
+            default -> send(exchange, 200, packed(request, answer).toString());
         }
     }
 
@@ -195,47 +195,30 @@ final class FakeSidecar implements AutoCloseable {
     }
 
     /**
-     * The answer (built in the {@code topics} form) in the form the request asks for, with a
-     * {@code topics} list in the order of the request's {@code partitions} for the other two:
-     * {@code answer_form: indexed}, {@code [[topic_index, [partition, ...]], ...]} per member;
-     * {@code answer_form: packed}, {@code {"topic_indices": "<base64>", "partitions": "<base64>"}}
-     * per member, pairs sorted by (topic index, partition) as the sidecar sends them.
+     * The answer (built in the {@code topics} form) in the packed form the shim asks for: a
+     * {@code topics} list in the order of the request's {@code partitions}, and
+     * {@code {"topic_indices": "<base64>", "partitions": "<base64>"}} per member, pairs sorted by
+     * (topic index, partition) as the sidecar sends them.
      */
-    static ObjectNode inRequestedForm(JsonNode request, ObjectNode answer) {
-        String form = request.path("answer_form").textValue();
-        if (!"indexed".equals(form) && !"packed".equals(form)) {
-            return answer;
-        }
+    static ObjectNode packed(JsonNode request, ObjectNode answer) {
         List<String> topics = new ArrayList<>();
         request.get("partitions").fieldNames().forEachRemaining(topics::add);
-        ObjectNode indexed = answer.deepCopy();
+        ObjectNode packed = answer.deepCopy();
         ArrayNode names = UserDataJson.MAPPER.createArrayNode();
         topics.forEach(names::add);
-        indexed.set("topics", names);
+        packed.set("topics", names);
         for (String key : List.of("assignment", "revoked")) {
             ObjectNode members = UserDataJson.MAPPER.createObjectNode();
             for (Map.Entry<String, JsonNode> member : answer.get(key).properties()) {
-                if ("packed".equals(form)) {
-                    members.set(member.getKey(), packed(member.getValue(), topics));
-                    continue;
-                }
-                ArrayNode pairs = members.putArray(member.getKey());
-                for (int i = 0; i < topics.size(); i++) {
-                    JsonNode partitions = member.getValue().path(topics.get(i));
-                    if (partitions.isArray() && !partitions.isEmpty()) {
-                        ArrayNode pair = pairs.addArray();
-                        pair.add(i);
-                        pair.add(partitions.deepCopy());
-                    }
-                }
+                members.set(member.getKey(), packedMember(member.getValue(), topics));
             }
-            indexed.set(key, members);
+            packed.set(key, members);
         }
-        return indexed;
+        return packed;
     }
 
     /** One member's {@code {topic: [partition, ...]}} in the packed form over {@code topics}. */
-    private static ObjectNode packed(JsonNode member, List<String> topics) {
+    private static ObjectNode packedMember(JsonNode member, List<String> topics) {
         List<int[]> pairs = new ArrayList<>();
         for (int i = 0; i < topics.size(); i++) {
             for (JsonNode partition : member.path(topics.get(i))) {

@@ -33,7 +33,9 @@ class SidecarTest {
         try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.ANSWER)) {
             Duration timeout = Duration.ofSeconds(5);
             byte[] body = new Sidecar(fake.url(), timeout, "s3cret").postAssign(REQUEST, soon(timeout));
-            assertTrue(new String(body, StandardCharsets.UTF_8).contains("\"c-1\":{\"t0\":[0,1]}"));
+            // c-1 gets t0-0 and t0-1: topic index 0 twice, partitions 0 and 1, in the packed form.
+            assertTrue(new String(body, StandardCharsets.UTF_8).contains(
+                    "\"c-1\":{\"topic_indices\":\"AAAAAAAAAAA=\",\"partitions\":\"AAAAAAEAAAA=\"}"));
             assertEquals("Bearer s3cret", fake.authorizations.get(0));
             assertEquals("g", fake.requests.get(0).get("group_id").textValue());
         }
