@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -45,9 +46,12 @@ class Sidecar:
         self.fail = False
         self.digest = DIGEST
         self.paths: list[str] = []
+        #: Called while a request is answered (the group may move on meanwhile).
+        self.answering: Callable[[], object] = lambda: None
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         self.paths.append(request.url.raw_path.decode())
+        self.answering()
         if self.fail:
             raise httpx.ConnectError("connection refused", request=request)
         body = {
@@ -144,13 +148,18 @@ def test_at_most_one_request_per_interval() -> None:
 
 def test_an_answer_from_the_previous_generation_is_not_acted_on() -> None:
     sidecar, membership = Sidecar(), Membership()
+    # The group rebalances while the sidecar answers: the advice asked for generation 7
+    # arrives when the member is in generation 8, whatever the threads' timing.
+    sidecar.answering = lambda: setattr(membership, "current", 8)
     a = advisor(sidecar, membership, led(), every_s=60.0)
-    run_until(a, lambda: len(sidecar.paths) == 1 and not a._in_flight)
-    membership.current = 8  # the group rebalanced after the sidecar answered
+    run_until(a, lambda: a._latest is not None)
+    assert a._latest is not None
+    assert a._latest.generation == 7
     for _ in range(20):
         a.maybe_rebalance()
         time.sleep(0.01)
     assert membership.rejoins == []
+    assert len(sidecar.paths) == 1
 
 
 def test_an_unreachable_sidecar_is_logged_once_and_changes_nothing(
