@@ -18,11 +18,9 @@
 //! without a goal only changes costing nothing count, with one (frugal) those bringing
 //! both members to the goal at the least cost come first.
 //!
-//! The best change is the least of all the changes looked at, compared as tuples (which
-//! of the partitions with equal lags a bisection lands on depends on their order in the
-//! member's list: that order is kept exactly).
+//! The best change is the least of all the changes looked at, compared as tuples; the goal
+//! is a whole number and every comparison exact integer arithmetic.
 
-use crate::exact::{bisect_left, bisect_right, ge, le, to_float, Goal};
 use crate::placement::{ByTopic, Placement, NONE};
 
 /// A change, compared element by element: `[0, cost, partitions moved, shift, o, x, y]`
@@ -38,18 +36,18 @@ struct Pair {
     low: i128,
     gap: i128,
     /// A shift of lag in `[need, room]` brings both members to the goal.
-    need: Goal,
-    room: Goal,
-    goal: Option<Goal>,
+    need: i128,
+    room: i128,
+    goal: Option<i128>,
 }
 
 impl Pair {
-    fn new(placement: &Placement<'_>, h: usize, o: usize, goal: Option<Goal>) -> Pair {
+    fn new(placement: &Placement<'_>, h: usize, o: usize, goal: Option<i128>) -> Pair {
         let top = placement.load[h];
         let low = placement.load[o];
         let (need, room) = match goal {
-            Some(g) => (g.subtracted_from(top), g.minus(low)),
-            None => (Goal::Float(1.0), Goal::Float(0.0)),
+            Some(g) => (top - g, g - low),
+            None => (1, 0), // no shift is in [1, 0]
         };
         Pair {
             h,
@@ -73,7 +71,7 @@ impl Pair {
         let d = i128::from(lags[x as usize]) - back;
         let moves = if y < 0 { 1 } else { 2 };
         let (x, y, o) = (i128::from(x), i128::from(y), self.o as i128);
-        let change = if ge(d, self.need) && le(d, self.room) {
+        let change = if self.need <= d && d <= self.room {
             [0, c, moves, d, o, x, y]
         } else {
             [1, self.low + (self.gap - d).max(d), c, moves, o, x, y]
@@ -105,7 +103,7 @@ impl Placement<'_> {
         mine: &ByTopic,
         work: &mut i64,
         topic_work: i64,
-        goal: Option<Goal>,
+        goal: Option<i128>,
         uneven: bool,
     ) -> Option<Change> {
         let theirs = self.held_by_topic(o);
@@ -214,8 +212,7 @@ impl Placement<'_> {
         // the cheapest pairs are searched class by class of what each partition costs
         let give_by = by_cost(gives, |x| self.cost(x, o));
         let take_by = by_cost(takes, |y| self.cost(y, h));
-        let half = to_float(gap) / 2.0;
-        let narrow = goal.is_some_and(Goal::is_true);
+        let narrow = goal.is_some_and(|g| g != 0);
         let mut back_lags: Vec<i128> = Vec::new();
         for (cy, back) in take_by.iter() {
             let mut back = back.clone();
@@ -228,9 +225,11 @@ impl Placement<'_> {
                 }
                 for &x in xs {
                     let lx = i128::from(lags[x as usize]);
-                    let i = bisect_left(&back_lags, Goal::Float(to_float(lx) - half)) as isize;
+                    // the first taken back at or above lx - gap / 2 (doubled: no rounding)
+                    let i = back_lags.partition_point(|&v| 2 * v < 2 * lx - gap) as isize;
                     let third = if narrow {
-                        bisect_right(&back_lags, pair.need.subtracted_from(lx)) as isize - 1
+                        // the last taken back at or below lx - need
+                        back_lags.partition_point(|&v| v <= lx - pair.need) as isize - 1
                     } else {
                         -1
                     };

@@ -22,11 +22,7 @@ pub struct Rounds<'a> {
 
 /// Who takes each partition of `rounds.parts`, in that order; `load` (each member's lag so
 /// far) ends with the dealt lags added.
-pub fn deal<L: Copy + Into<i128>>(
-    rounds: &Rounds<'_>,
-    lags: &[L],
-    load: &mut [i128],
-) -> Result<Vec<i64>, Invalid> {
+pub fn deal(rounds: &Rounds<'_>, lags: &[i64], load: &mut [i128]) -> Result<Vec<i64>, Invalid> {
     check(rounds, lags.len(), load.len())?;
     let mut takers = Vec::with_capacity(rounds.members.len());
     let mut sorted: Vec<i64> = Vec::new();
@@ -51,7 +47,7 @@ pub fn deal<L: Copy + Into<i128>>(
             &sorted[..]
         };
         for (&m, &x) in order.iter().zip(&rounds.parts[at..end]) {
-            load[m as usize] += lags[x as usize].into();
+            load[m as usize] += i128::from(lags[x as usize]);
             takers.push(m);
         }
         at = end;
@@ -72,7 +68,9 @@ fn check(rounds: &Rounds<'_>, partitions: usize, members: usize) -> Result<(), I
         if size < 0 {
             return Err(Invalid(format!("round {r} has a negative size, {size}")));
         }
-        total += size as usize;
+        total = total
+            .checked_add(size as usize)
+            .ok_or_else(|| Invalid("the rounds' sizes add up beyond any group".to_owned()))?;
     }
     if total != rounds.members.len() || total != rounds.parts.len() {
         return Err(Invalid(format!(
@@ -81,27 +79,24 @@ fn check(rounds: &Rounds<'_>, partitions: usize, members: usize) -> Result<(), I
             rounds.parts.len()
         )));
     }
-    if let Some(&m) = rounds
-        .members
-        .iter()
-        .find(|&&m| m < 0 || m as usize >= members)
-    {
-        return Err(Invalid(format!(
-            "member {m} is not a member number (0 to {})",
-            members as i64 - 1
-        )));
+    within(rounds.members, members, "member", "a member number")?;
+    within(
+        rounds.parts,
+        partitions,
+        "partition",
+        "a flat partition number",
+    )
+}
+
+/// Every value in `0..count`, else the first that is not, named `what` (not `number`).
+fn within(values: &[i64], count: usize, what: &str, number: &str) -> Result<(), Invalid> {
+    match values.iter().find(|&&v| v < 0 || v as usize >= count) {
+        Some(v) => Err(Invalid(format!(
+            "{what} {v} is not {number} (0 to {})",
+            count as i64 - 1
+        ))),
+        None => Ok(()),
     }
-    if let Some(&x) = rounds
-        .parts
-        .iter()
-        .find(|&&x| x < 0 || x as usize >= partitions)
-    {
-        return Err(Invalid(format!(
-            "partition {x} is not a flat partition number (0 to {})",
-            partitions as i64 - 1
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

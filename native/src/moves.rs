@@ -16,8 +16,11 @@
 //! less than `stall_gain` of the lag together. With `uneven`, hand-overs may leave the
 //! totals uneven. Everything ends when the largest lag reaches `stop_at`, or when the work
 //! budget (partitions looked at) is spent.
-
-use crate::exact::{le, lt, to_float, Goal};
+//!
+//! Lags are int64 and lag sums i128 (a partition's lag is at most 2^63 - 1, a group at most
+//! 2^32 partitions: no sum wraps). The goal is a whole number too (the caller's bar rounded
+//! down: a member lag is within a bar exactly when it is within its floor), so every
+//! comparison is exact integer arithmetic.
 use crate::pair_split::SplitLimits;
 use crate::placement::Placement;
 
@@ -49,7 +52,7 @@ pub struct Tuning {
 pub fn lower_max_lag(
     placement: &mut Placement<'_>,
     rules: &Rules,
-    stop_at: Goal,
+    stop_at: i128,
     mut work: i64,
     tuning: &Tuning,
 ) {
@@ -70,7 +73,7 @@ pub fn lower_max_lag(
         let top = placement.max_load();
         let mut side = work.min(tuning.evening_work);
         let given = side;
-        if le(top, stop_at) || given <= 0 || even_out(placement, &mut side, tuning) == 0 {
+        if top <= stop_at || given <= 0 || even_out(placement, &mut side, tuning) == 0 {
             return;
         }
         work -= given - side;
@@ -89,8 +92,8 @@ pub fn lower_max_lag(
 
 /// One run of `improve`: toward `stop_at`, with `goal` the frugal moves aim at.
 struct Pass {
-    stop_at: Goal,
-    goal: Option<Goal>,
+    stop_at: i128,
+    goal: Option<i128>,
     patient: bool,
     uneven: bool,
 }
@@ -102,7 +105,7 @@ fn improve(placement: &mut Placement<'_>, pass: &Pass, work: &mut i64, tuning: &
     let mut lighter: Vec<usize> = Vec::new();
     while *work > 0 {
         let (h, top) = most_loaded(&placement.load);
-        if le(top, pass.stop_at)
+        if top <= pass.stop_at
             || (!pass.patient && stalled(&tops, top, tuning.stall_steps, tuning.stall_gain))
         {
             break;
@@ -163,12 +166,10 @@ fn least_loaded_below(load: &[i128], top: i128, count: usize, out: &mut Vec<usiz
 
 /// True when the last `steps` changes together gained under `gain` of the lag.
 fn stalled(tops: &[i128], top: i128, steps: usize, gain: f64) -> bool {
+    // a heuristic stop: the float rounding of the gain does not matter
     steps <= tops.len()
         && steps > 0
-        && lt(
-            tops[tops.len() - steps] - top,
-            Goal::Float(gain * to_float(top)),
-        )
+        && ((tops[tops.len() - steps] - top) as f64) < gain * top as f64
 }
 
 /// Make costless changes between any two members that lower the larger of their lags.

@@ -1,29 +1,28 @@
-//! The local moves' arguments checked, the moves run, and what changed handed back.
+//! The local moves' input checked, the moves run, and what changed handed back.
 
-use crate::exact::Goal;
 use crate::input::{topic_bounds, Invalid};
 use crate::moves::{lower_max_lag, Rules, Tuning};
 use crate::placement::{Group, Placement, NONE};
 
 /// One group's placement as the caller holds it.
-pub struct MovesInput {
+pub struct MovesInput<'a> {
     /// Per flat partition.
-    pub lags: Vec<i64>,
+    pub lags: &'a [i64],
     /// The topics' first flat positions, and their end.
-    pub topic_starts: Vec<i64>,
+    pub topic_starts: &'a [i64],
     /// Per subscription: its topics and its members.
-    pub subscriptions: Vec<(Vec<i64>, Vec<i64>)>,
+    pub subscriptions: &'a [(Vec<i64>, Vec<i64>)],
     /// Per topic, the base count P // C.
-    pub base: Vec<i64>,
+    pub base: &'a [i64],
     /// Per flat partition, its previous owner or -1; None when nobody owned anything.
-    pub previous: Option<Vec<i64>>,
+    pub previous: Option<&'a [i64]>,
     /// How many members the group has.
     pub members: usize,
     /// Per flat partition, its owner or -1 (nobody).
-    pub owner: Vec<i64>,
+    pub owner: &'a [i64],
     /// Per flat partition, when it came to its owner: a member's partitions, in order,
     /// are its partitions by ascending stamp.
-    pub stamp: Vec<i64>,
+    pub stamp: &'a [i64],
     /// The stamp the next partition to change hands gets (then one more, and so on).
     pub next_stamp: i64,
 }
@@ -41,14 +40,14 @@ pub struct Outcome {
 }
 
 pub fn run(
-    input: &MovesInput,
+    input: &MovesInput<'_>,
     rules: &Rules,
-    stop_at: Goal,
+    stop_at: i128,
     work: i64,
     tuning: &Tuning,
 ) -> Result<Outcome, Invalid> {
     let partitions = input.lags.len();
-    let bounds = topic_bounds(&input.topic_starts, partitions, "lags")?;
+    let bounds = topic_bounds(input.topic_starts, partitions, "lags")?;
     let topics = bounds.len() - 1;
     if input.base.len() != topics {
         return Err(Invalid(format!(
@@ -69,8 +68,8 @@ pub fn run(
     for (t, pair) in bounds.windows(2).enumerate() {
         topic_of[pair[0]..pair[1]].fill(t as u32);
     }
-    let (subscription_of, subscriptions) = subscriptions_of(&input.subscriptions, topics, members)?;
-    if let Some(previous) = &input.previous {
+    let (subscription_of, subscriptions) = subscriptions_of(input.subscriptions, topics, members)?;
+    if let Some(previous) = input.previous {
         check_previous(previous, partitions, members)?;
     }
     if input.owner.len() != partitions {
@@ -79,14 +78,14 @@ pub fn run(
             input.owner.len()
         )));
     }
-    let (held, owner) = held_of(&input.owner, &input.stamp, members)?;
+    let (held, owner) = held_of(input.owner, input.stamp, members)?;
     let group = Group {
-        lags: &input.lags,
+        lags: input.lags,
         topic_of,
         subscription_of,
         subscriptions,
-        base: &input.base,
-        previous: input.previous.as_deref(),
+        base: input.base,
+        previous: input.previous,
     };
     let mut placement = Placement::new(group, held, owner);
     let before = placement.owner.clone();

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Buffer
 
-__all__ = ["assignment_json", "by_lag_order", "deal_rounds", "lower_max_lag"]
+__all__ = ["Moved", "assignment_json", "by_lag_order", "deal_rounds", "lower_max_lag"]
 
 # numpy's arrays declare the buffer protocol (__buffer__) to type checkers from Python 3.12 on.
 def assignment_json(
@@ -37,39 +37,36 @@ def assignment_json(
     """
 
 def by_lag_order(
-    lags: npt.NDArray[np.int64] | Buffer,
-    topic_starts: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    out: npt.NDArray[np.int64] | Buffer,
-) -> None:
-    """Each topic's flat partitions by lag, largest first, into ``out``.
+    lags: npt.NDArray[np.int64],
+    topic_starts: Sequence[int],
+) -> npt.NDArray[np.int64]:
+    """Each topic's flat partitions by lag, largest first.
 
     Topic by topic (``topic_starts``: T + 1 ints from 0 to len(lags)), each topic's flat
     partition numbers ordered by lag, largest first, equal lags by the lower number (as a
-    stable sort of the negated lags). ``lags`` is an int64 buffer, ``out`` a writable int64
-    buffer of the same length. Raises ValueError for starts that do not cover the lags or
-    an ``out`` of another length, TypeError for arguments of the wrong type.
+    stable sort of the negated lags). ``lags`` is a contiguous int64 array. Raises
+    ValueError for starts that do not cover the lags, TypeError for arguments of the
+    wrong type.
     """
 
 def deal_rounds(
-    lags: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    load: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    sizes: npt.NDArray[np.int64] | Buffer,
-    members: npt.NDArray[np.int64] | Buffer,
-    parts: npt.NDArray[np.int64] | Buffer,
-    sorted: npt.NDArray[np.uint8] | Buffer,
-    takers: npt.NDArray[np.int64] | Buffer,
-) -> None:
-    """The balanced strategy's deal in rounds: fills ``takers`` with who takes each partition.
+    lags: npt.NDArray[np.int64],
+    load: Sequence[int],
+    sizes: npt.NDArray[np.int64],
+    members: npt.NDArray[np.int64],
+    parts: npt.NDArray[np.int64],
+    sorted: npt.NDArray[np.uint8],
+) -> npt.NDArray[np.int64]:
+    """The balanced strategy's deal in rounds: who takes each dealt partition, in order.
 
     The rounds come concatenated in the order they are dealt: round ``r`` is the next
     ``sizes[r]`` entries of ``members`` (ascending member numbers) and of ``parts`` (flat
     partitions, largest lag first). In a round with ``sorted[r]`` set, the largest
     partition goes to the member with the least ``load`` so far (equal loads: the lower
     member number), the next to the next member, and so on; otherwise in member order.
-    ``lags`` is per flat partition, ``load`` per member (int64 buffers, or sequences of
-    int up to 2**127). ``takers`` (a writable int64 buffer, one entry per dealt
-    partition) receives each partition's member. Raises ValueError for sizes, members or
-    partitions out of range, TypeError for arguments of the wrong type.
+    ``lags`` is per flat partition (contiguous int64 array), ``load`` per member (ints up
+    to 2**127). Raises ValueError for sizes, members or partitions out of range,
+    TypeError for arguments of the wrong type.
     """
 
 class MoveTuning(Protocol):
@@ -94,41 +91,74 @@ class MoveTuning(Protocol):
     @property
     def split_work(self) -> int: ...
 
-def lower_max_lag(
-    lags: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    topic_starts: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    subscriptions: Sequence[tuple[Sequence[int], Sequence[int]]],
-    base: npt.NDArray[np.int64] | Buffer | Sequence[int],
-    previous: npt.NDArray[np.int64] | Buffer | Sequence[int] | None,
-    members: int,
-    owner: npt.NDArray[np.int64] | Buffer,
-    stamp: npt.NDArray[np.int64] | Buffer,
-    next_stamp: int,
-    stop_at: float,
-    work: int,
-    frugal: bool,
-    uneven: bool,
-    tuning: MoveTuning,
-) -> tuple[list[int], list[int], int]:
-    """The balanced strategy's local moves, made in place on ``owner`` and ``stamp``.
+class MovesRequest(Protocol):
+    """What :func:`lower_max_lag` reads (``balanced``'s ``local_moves.MovesRequest`` has it)."""
 
-    The placement: ``lags`` per flat partition (int64 buffer, or a sequence of int64s),
-    ``topic_starts`` (one entry per topic plus one, 0 to ``len(lags)``), the
-    ``subscriptions`` as ``(topics, members)`` (every member in one), ``base`` (per
-    topic, P // C), ``previous`` (per flat partition, its previous owner or -1; None
-    when nobody owned anything), ``members`` (how many), and per flat partition its
-    ``owner`` (-1: nobody) and ``stamp`` (writable int64 buffers): a member's
-    partitions, in order, are its partitions by ascending stamp. The moves lower the
-    largest member lag toward ``stop_at`` (an int within ±2**100 or a float, compared
-    exactly), looking at ``work`` partitions at most; ``frugal`` and ``uneven`` are the
-    rule set's flags. ``owner`` and ``stamp`` are updated: the partitions of every member
-    that changed get new stamps in their order, counting from ``next_stamp``. Returns
-    ``(members, loads, next_stamp)``: the members whose partitions changed (ascending),
-    each one's lag, and the next free stamp.
+    @property
+    def lags(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def topic_starts(self) -> Sequence[int]: ...
+    @property
+    def subscriptions(self) -> Sequence[tuple[Sequence[int], Sequence[int]]]: ...
+    @property
+    def base(self) -> Sequence[int]: ...
+    @property
+    def previous(self) -> npt.NDArray[np.int64] | None: ...
+    @property
+    def members(self) -> int: ...
+    @property
+    def owner(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def stamp(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def next_stamp(self) -> int: ...
+    @property
+    def stop_at(self) -> int: ...
+    @property
+    def work(self) -> int: ...
+    @property
+    def frugal(self) -> bool: ...
+    @property
+    def uneven(self) -> bool: ...
+    @property
+    def tuning(self) -> MoveTuning: ...
 
-    Raises TypeError for an argument of the wrong type (``owner`` or ``stamp`` not a
-    writable int64 buffer) and ValueError for wrong values (a member number out of
-    range, ``owner`` or ``stamp`` not one per partition, a member in no subscription or
-    in two, ``topic_starts`` not matching ``lags``, a lag beyond int64, a tuning constant
-    out of range).
+class Moved:
+    """What the local moves changed: ``partitions[i]`` went to ``owners[i]``;
+    ``restamped[i]`` (every partition of a member that changed, in its order) has stamp
+    ``stamps[i]``; ``members`` (ascending) are those whose partitions changed, ``loads``
+    their lags; ``next_stamp`` is the next free stamp."""
+
+    @property
+    def partitions(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def owners(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def restamped(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def stamps(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def members(self) -> list[int]: ...
+    @property
+    def loads(self) -> list[int]: ...
+    @property
+    def next_stamp(self) -> int: ...
+
+def lower_max_lag(request: MovesRequest) -> Moved:
+    """The balanced strategy's local moves (Rust: ``native/src/moves.rs``) on one placement.
+
+    ``request``'s attributes are read by name: int64 NumPy arrays (one-dimensional,
+    contiguous) per flat partition for ``lags``, ``owner`` (-1: nobody), ``stamp`` (a
+    member's partitions, in order, are its partitions by ascending stamp) and
+    ``previous`` (or None); ``topic_starts`` (one entry per topic plus one, 0 to
+    ``len(lags)``), ``subscriptions`` as ``(topics, members)`` (every member in one),
+    ``base`` (per topic, P // C), ``members`` (how many), ``next_stamp`` (the first stamp
+    to give), ``stop_at`` (the goal, a whole lag within ±2**100), ``work`` (partitions
+    looked at at most), the rule flags ``frugal`` and ``uneven``, and ``tuning``. The
+    arrays are read, not changed: the answer is what changed.
+
+    Raises TypeError for an attribute of the wrong type (an array not int64, a negative
+    tuning count) and ValueError for wrong values (a member number out of range, arrays
+    not one per partition, a member in no subscription or in two, ``topic_starts`` not
+    matching ``lags``, ``stall_steps`` below 1).
     """

@@ -2,8 +2,8 @@
 
 The reference is the loop the balanced strategy ran before the deal was compiled: per
 round, the members in order of their load so far (stable: equal loads by position, that
-is by member number), each taking the next largest partition. Lags beyond int64 (sums of
-Kafka offsets near 2**63) go through the same function as Python ints.
+is by member number), each taking the next largest partition: the rule itself, in eight
+lines. Lags near 2**63 (Kafka offsets) sum beyond int64 without wrapping.
 """
 
 from __future__ import annotations
@@ -47,17 +47,13 @@ def deals(draw: st.DrawFn) -> tuple[list[int], list[int], list[tuple[list[int], 
 def call(
     lags: list[int], load: list[int], rounds: list[tuple[list[int], list[int], bool]]
 ) -> list[int]:
-    total = sum(len(m) for m, _, _ in rounds)
-    takers = np.empty(total, dtype=np.int64)
-    fits = max(lags) < 2**63
-    deal_rounds(
-        np.array(lags, dtype=np.int64) if fits else lags,
+    takers = deal_rounds(
+        np.array(lags, dtype=np.int64),
         load,
         np.array([len(m) for m, _, _ in rounds], dtype=np.int64),
         np.array([m for who, _, _ in rounds for m in who], dtype=np.int64),
         np.array([x for _, parts, _ in rounds for x in parts], dtype=np.int64),
         np.array([by_load for _, _, by_load in rounds], dtype=np.uint8),
-        takers,
     )
     out: list[int] = takers.tolist()
     return out
@@ -71,18 +67,17 @@ def test_the_compiled_deal_is_the_deal_round_by_round(
     assert call(lags, load, rounds) == deal_by_loops(lags, load, rounds)
 
 
-def test_out_of_range_members_and_partitions_and_a_short_takers_buffer_are_refused() -> None:
+def test_out_of_range_members_and_partitions_and_arrays_of_another_type_are_refused() -> None:
     lags = np.array([5, 3], dtype=np.int64)
     one = np.array([1], dtype=np.int64)
     yes = np.array([1], dtype=np.uint8)
-    takers = np.empty(1, dtype=np.int64)
     with pytest.raises(ValueError, match="member 3 is not a member number"):
-        deal_rounds(lags, [0, 0], one, np.array([3]), np.array([0]), yes, takers)
+        deal_rounds(lags, [0, 0], one, np.array([3]), np.array([0]), yes)
     with pytest.raises(ValueError, match="partition 2 is not a flat partition"):
-        deal_rounds(lags, [0, 0], one, np.array([0]), np.array([2]), yes, takers)
-    with pytest.raises(ValueError, match="takers has 0 entries"):
-        deal_rounds(
-            lags, [0, 0], one, np.array([0]), np.array([0]), yes, np.empty(0, dtype=np.int64)
-        )
-    with pytest.raises(TypeError, match="sorted must be"):
-        deal_rounds(lags, [0, 0], one, np.array([0]), np.array([0]), [1], takers)  # type: ignore[arg-type]
+        deal_rounds(lags, [0, 0], one, np.array([0]), np.array([2]), yes)
+    with pytest.raises(ValueError, match="the rounds' sizes add up to 1"):
+        deal_rounds(lags, [0, 0], one, np.array([0, 1]), np.array([0, 1]), yes)
+    with pytest.raises(TypeError, match="'list' object"):
+        deal_rounds(lags, [0, 0], one, np.array([0]), np.array([0]), [1])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="int64"):
+        deal_rounds(lags, [0, 0], one, np.array([0]), np.array([0]), one)  # type: ignore[arg-type]

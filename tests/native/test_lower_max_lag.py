@@ -1,21 +1,21 @@
-"""The compiled local moves against the Python they were written in first.
+"""The compiled local moves (``lagassign._native.lower_max_lag``) by their properties.
 
-``lagassign._native.lower_max_lag`` (through the product's ``local_moves.lower_max_lag``)
-must leave a placement exactly as the slow reference kept here
-(:mod:`tests.native.reference_local_moves`) does: the same owner of every partition, the
-same partitions per member in the same order, the same lags. Groups are small and random:
-several topics, uneven subscriptions, partitions held in a random order, owned before or
-not, lags with many equal ones, zeros, and values near 2**63 (then the group's lag sum no
-longer fits int64), every rule set, goals as floats and as ints, and tight budgets so
-the work arithmetic decides where the moves stop.
+Groups are small and random: several topics, uneven subscriptions, partitions held in a
+random order, owned before or not, lags with many equal ones, zeros, and values near
+2**63 (then the group's lag sum no longer fits int64), every rule set, goals near and far,
+and tight budgets. Whatever the moves do, the placement stays valid (each partition with a
+subscriber of its topic, nothing dropped, lags summed right), the largest member lag never
+rises, counts kept within the targets stay so, the totals keep their spread unless the
+rules are ``UNEVEN``, costless moves leave no more partitions away from their previous
+owner, and a placement already at its goal is left alone.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,11 +28,11 @@ from lagassign.core.strategies.balanced.local_moves import (
     FRUGAL,
     UNEVEN,
     MoveRules,
+    MovesRequest,
     lower_max_lag,
 )
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
-from tests.native import reference_local_moves
 
 TOP = 2**63 - 1
 
@@ -132,34 +132,69 @@ def cases(draw: st.DrawFn, tight: bool) -> Case:
     return Case(index, owners, order, previous, base, rules, stop_at, tuning)
 
 
-def check_same(case: Case) -> None:
-    expected = case.placement()
-    reference_local_moves.lower_max_lag(
-        expected, list(case.base), case.rules, stop_at=case.stop_at, tuning=case.tuning
-    )
-    got = case.placement()
-    lower_max_lag(got, list(case.base), case.rules, stop_at=case.stop_at, tuning=case.tuning)
-    assert got.owner.tolist() == expected.owner.tolist()
-    assert got.held == expected.held
-    assert got.load == expected.load
-    for m in range(len(case.index.member_ids)):  # what the cache gives matches the lists
-        assert got.held_by_topic(m) == expected.held_by_topic(m)
+def counts(placement: Placement) -> Counter[tuple[int, int]]:
+    """Per (member, topic), how many partitions of the topic the member holds."""
+    topic_of = placement.index.topic_of
+    return Counter((int(m), topic_of[x]) for x, m in enumerate(placement.owner) if m >= 0)
+
+
+def off_home(placement: Placement) -> int:
+    if placement.previous is None:
+        return 0
+    home = placement.previous
+    return int(((home >= 0) & (home != placement.owner)).sum())
+
+
+def check_properties(case: Case) -> None:
+    before = case.placement()
+    after = case.placement()
+    owner_before = after.owner.copy()
+    lower_max_lag(after, list(case.base), case.rules, stop_at=case.stop_at, tuning=case.tuning)
+    index = case.index
+    # valid: what was held is held, by a subscriber of its topic; the rest stays unheld
+    assert ((after.owner >= 0) == (owner_before >= 0)).all()
+    for x, m in enumerate(after.owner.tolist()):
+        if m >= 0:
+            assert index.topic_of[x] in index.subscribed[m]
+    # each member's lag is the sum of its partitions' lags, its list its partitions
+    for m, held in enumerate(after.held):
+        assert sorted(held) == [x for x, o in enumerate(after.owner.tolist()) if o == m]
+        assert after.load[m] == sum(index.lags[x] for x in held)
+        assert after.held_by_topic(m) == {
+            t: [x for x in held if index.topic_of[x] == t]
+            for t in dict.fromkeys(index.topic_of[x] for x in held)
+        }
+    assert after.max_load() <= before.max_load()
+    # a count within the targets stays within them
+    base = case.base
+    had, has = counts(before), counts(after)
+    for m, subscribed in enumerate(index.subscribed):
+        for t in subscribed:
+            if base[t] <= had[(m, t)] <= base[t] + 1:
+                assert base[t] <= has[(m, t)] <= base[t] + 1, (m, t)
+    if not case.rules.uneven:
+        totals = sorted(map(len, before.held))
+        assert sorted(map(len, after.held)) == totals
+    if case.rules is COSTLESS:
+        assert off_home(after) <= off_home(before)
+    if before.max_load() <= case.stop_at:
+        assert after.owner.tolist() == before.owner.tolist()
 
 
 @settings(max_examples=400, deadline=None)
 @given(cases(tight=False))
-def test_the_compiled_moves_leave_the_placement_the_reference_leaves(case: Case) -> None:
-    check_same(case)
+def test_the_moves_keep_the_placement_valid_and_never_raise_the_largest_lag(case: Case) -> None:
+    check_properties(case)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(cases(tight=True))
-def test_the_compiled_moves_stop_where_the_reference_stops_on_tight_budgets(case: Case) -> None:
-    check_same(case)
+def test_the_moves_keep_their_properties_wherever_a_tight_budget_stops_them(case: Case) -> None:
+    check_properties(case)
 
 
-def many_equal_lags(members: int, topics: int, per_topic: int) -> Case:
-    """A fresh group dealt badly on purpose: equal lags, where order decides every tie."""
+def test_a_group_dealt_by_count_with_many_ties_is_brought_near_its_lower_bound() -> None:
+    members, topics, per_topic = 12, 5, 30
     names = [f"t{t}" for t in range(topics)]
     lags = {t: [5 + (p % 3) * 7 for p in range(per_topic)] for t in names}
     index = GroupIndex(
@@ -169,68 +204,29 @@ def many_equal_lags(members: int, topics: int, per_topic: int) -> Case:
             lags,
         )
     )
-    count = index.partition_count
-    owners = [(x * 7 + x // 5) % members for x in range(count)]
-    order = sorted(range(count), key=lambda x: (x * 13) % count)
-    base = [per_topic // members] * topics
-    return Case(index, owners, order, None, base, COSTLESS, index.lower_bound(), TUNING)
-
-
-def test_a_larger_group_with_many_ties_matches_the_reference() -> None:
-    check_same(many_equal_lags(members=12, topics=5, per_topic=30))
-
-
-def test_the_work_charged_per_resplit_tried_decides_where_the_moves_stop() -> None:
-    # found by the property: with one unit charged per re-split tried (none can succeed,
-    # split_max_partitions is 0) the budget runs out a step earlier than without
-    topics = {"t0": ("t0",), "t1": ("t1",), "both": ("t0", "t1")}
-    subscriptions = ["t0", "t0", "t0", "t1", "both", "both"]
-    members = [Member(f"m{m}", topics[s]) for m, s in enumerate(subscriptions)]
-    lags = {"t0": [0, 0, 0, 0], "t1": [0, 0, 0, 0, 0, 1, 1, 0]}
-    index = GroupIndex(make_rebalance(members, {"t0": 4, "t1": 8}, lags))
-    owners = [0, 0, 0, 0, 3, 3, 3, 3, 3, 5, 5, 4]
-    tight = replace(
-        TUNING,
-        move_budget=21,
-        partners=1,
-        topic_work=0,
-        evening_rounds=1,
-        evening_work=9,
-        stall_steps=1,
-        split_max_partitions=0,
-        split_max_tries=0,
+    placement = Placement(index)
+    for x in range(index.partition_count):
+        placement.give(x, x % members)  # 12 or 13 partitions each, lags 247 at most
+    bound = index.lower_bound()  # 150, the mean
+    lower_max_lag(
+        placement, [per_topic // members] * topics, COSTLESS, stop_at=bound, tuning=TUNING
     )
-    answers = []
-    for split_work in (1, 0):
-        tuning = replace(tight, split_work=split_work)
-        case = Case(index, owners, list(range(12)), None, [0, 2], COSTLESS, 0.0, tuning)
-        check_same(case)
-        placement = case.placement()
-        lower_max_lag(placement, [0, 2], COSTLESS, stop_at=0.0, tuning=tuning)
-        answers.append(placement.held)
-    assert answers[0] != answers[1]
+    # lags are 5, 12 and 19: within the smallest step between them of the mean
+    assert placement.max_load() <= bound + 7
 
 
 def test_the_goal_is_compared_exactly_beyond_2_53() -> None:
-    # loads 2**60 + 3 and 2**60 - 3 (one lag of 6 between them); a float goal of 2.0**60
-    # rounds both loads to itself, an exact comparison keeps 2**60 + 3 above it
+    # loads 2**60 + 3 and 2**60 - 3 (one lag of 6 between them); a goal of 2.0**60 is met by
+    # handing the 6 over, which a comparison in floats would not see as needed
     members = [Member("a", ("t",)), Member("b", ("t",))]
-    lags = {"t": [2**60 - 3, 6, 0]}
-    index = GroupIndex(make_rebalance(members, {"t": 3}, lags))
-    case = Case(index, [0, 0, 1], [0, 1, 2], None, [1], FRUGAL, float(2**60), TUNING)
-    check_same(case)
-    placement = case.placement()
+    index = GroupIndex(make_rebalance(members, {"t": 3}, {"t": [2**60 - 3, 6, 0]}))
+    placement = Placement.of_owners(index, [0, 0, 1])
     lower_max_lag(placement, [1], FRUGAL, stop_at=float(2**60), tuning=TUNING)
     assert placement.load == [2**60 - 3, 6]
 
 
-def read_only(array: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    array.flags.writeable = False
-    return array
-
-
-def arguments(**changes: object) -> dict[str, object]:
-    """Arguments of a valid call: two members, one topic of three partitions."""
+def request(**changes: object) -> MovesRequest:
+    """A valid request: two members, one topic of three partitions."""
     values: dict[str, object] = {
         "lags": np.array([5, 3, 1], dtype=np.int64),
         "topic_starts": [0, 3],
@@ -241,23 +237,27 @@ def arguments(**changes: object) -> dict[str, object]:
         "owner": np.array([0, 0, 1], dtype=np.int64),
         "stamp": np.array([0, 1, 2], dtype=np.int64),
         "next_stamp": 3,
-        "stop_at": 4.5,
+        "stop_at": 4,
         "work": 1000,
         "frugal": False,
         "uneven": False,
         "tuning": TUNING,
     }
     values.update(changes)
-    return values
+    return MovesRequest(**values)  # type: ignore[arg-type]
 
 
-def test_a_valid_call_changes_owner_and_stamp_in_place_and_returns_what_changed() -> None:
-    given = arguments()
-    members, loads, next_stamp = compiled_lower_max_lag(**given)  # type: ignore[arg-type]
-    assert (members, loads, next_stamp) == ([0, 1], [5, 4], 6)
+def test_a_call_returns_what_changed_and_leaves_the_arrays_alone() -> None:
+    given = request()
+    moved = compiled_lower_max_lag(given)
+    assert (moved.members, moved.loads, moved.next_stamp) == ([0, 1], [5, 4], 6)
     # partition 1 went to member 1: member 0 holds [0], member 1 [2, 1], restamped in order
-    assert given["owner"].tolist() == [0, 1, 1]  # type: ignore[attr-defined]
-    assert given["stamp"].tolist() == [3, 5, 4]  # type: ignore[attr-defined]
+    assert moved.partitions.tolist() == [1]
+    assert moved.owners.tolist() == [1]
+    assert moved.restamped.tolist() == [0, 2, 1]
+    assert moved.stamps.tolist() == [3, 4, 5]
+    assert given.owner.tolist() == [0, 0, 1]
+    assert given.stamp.tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize(
@@ -273,23 +273,23 @@ def test_a_valid_call_changes_owner_and_stamp_in_place_and_returns_what_changed(
         ({"subscriptions": [([0], [0])]}, ValueError, "member 1 is in no subscription"),
         ({"subscriptions": [([0], [0, 1]), ([0], [1])]}, ValueError, "member 1 is in"),
         ({"subscriptions": [([3], [0, 1])]}, ValueError, "names topic 3: not a topic"),
-        ({"previous": [0, 7, -1]}, ValueError, r"previous\[1\] is 7: not a member"),
-        ({"previous": [0, 1]}, ValueError, "previous has 2 entries but there are 3"),
-        ({"stop_at": "4"}, TypeError, "stop_at must be an int or a float, got str"),
-        ({"stop_at": 2**101}, ValueError, "an int goal must be within"),
-        ({"lags": [5, 2**63, 1]}, TypeError, "lags must be an int64 buffer or a sequence of int"),
+        ({"previous": np.array([0, 7, -1])}, ValueError, r"previous\[1\] is 7: not a member"),
+        ({"previous": np.array([0, 1])}, ValueError, "previous has 2 entries but there are 3"),
         ({"base": [-1]}, ValueError, r"base\[0\] is -1: a count of partitions"),
-        ({"tuning": replace(TUNING, topic_work=-1)}, ValueError, "tuning.topic_work is -1"),
-        ({"lags": np.array([5.0, 3.0, 1.0])}, TypeError, "lags must be an int64 buffer"),
-        ({"owner": [0, 0, 1]}, TypeError, "owner must be a writable one-dimensional int64"),
-        ({"stamp": np.array([0, 1, 2], dtype=np.int32)}, TypeError, "stamp must be a writable"),
-        ({"owner": read_only(np.array([0, 0, 1]))}, TypeError, "owner must be a writable"),
-        ({"tuning": object()}, TypeError, "tuning has no partners"),
+        ({"stop_at": 2**101}, ValueError, "the goal must be within"),
+        ({"stop_at": 2**130}, TypeError, "stop_at"),
+        ({"stop_at": 4.5}, TypeError, "stop_at"),
+        ({"lags": np.array([5.0, 3.0, 1.0])}, TypeError, "lags"),
+        ({"lags": [5, 3, 1]}, TypeError, "lags"),
+        ({"owner": np.array([0, 0, 1], dtype=np.int32)}, TypeError, "owner"),
+        ({"stamp": np.arange(6, dtype=np.int64)[::2]}, TypeError, "stamp must be a contiguous"),
+        ({"tuning": object()}, TypeError, "tuning"),
+        ({"tuning": replace(TUNING, topic_work=-1)}, TypeError, "topic_work"),
         ({"tuning": replace(TUNING, stall_steps=0)}, ValueError, "tuning.stall_steps is 0"),
     ],
 )
-def test_bad_arguments_are_refused_with_what_is_wrong(
+def test_bad_requests_are_refused_with_what_is_wrong(
     changes: dict[str, object], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=message):
-        compiled_lower_max_lag(**arguments(**changes))  # type: ignore[arg-type]
+        compiled_lower_max_lag(request(**changes))

@@ -98,8 +98,8 @@ def test_the_stamps_keep_each_members_partitions_in_the_order_lists_did(
             placement.move(parts[0], members[0])
             model.move(parts[0], members[0])
         else:
-            # the compiled moves (checked against the Python moves in tests/native) restamp
-            # in place; what they left is the model's start for the steps after
+            # the compiled moves restamp what changed (the placement takes it in); what
+            # they left is the model's start for the steps after
             lower_max_lag(placement, base_counts(index), COSTLESS, stop_at=0.0, tuning=TUNING)
             model.owner = placement.owner.tolist()
             model.held = [list(parts) for parts in placement.held]

@@ -125,18 +125,12 @@ class GroupIndex:
     def by_lag_arrays(self) -> list[npt.NDArray[np.int64]]:
         """Per topic, its flat partitions by lag, largest first (equal lags by partition id)."""
         if self._by_lag_arrays is None:
-            lags, offsets = self.lag_array, self.offsets
-            if lags.dtype == np.int64:  # sorted in one compiled call
-                order = np.empty(len(lags), dtype=np.int64)
-                by_lag_order(lags, offsets, order)
-                self._by_lag_arrays = [
-                    order[offsets[t] : offsets[t + 1]] for t in range(len(self.topics))
-                ]
-            else:  # lags beyond int64 (Python ints)
-                self._by_lag_arrays = [
-                    (-lags[offsets[t] : offsets[t + 1]]).argsort(kind="stable") + offsets[t]
-                    for t in range(len(self.topics))
-                ]
+            offsets = self.offsets
+            # one compiled sort; lags held as Python ints (a lag sum past int64) are each int64
+            order = by_lag_order(self.lag_array.astype(np.int64, copy=False), offsets)
+            self._by_lag_arrays = [
+                order[offsets[t] : offsets[t + 1]] for t in range(len(self.topics))
+            ]
         return self._by_lag_arrays
 
     def subscriber_arrays(self) -> list[npt.NDArray[np.int64]]:

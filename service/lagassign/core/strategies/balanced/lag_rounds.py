@@ -83,14 +83,12 @@ def deal_rounds(
     given = np.concatenate(
         [flat[t][at : at + len(m)] for (_, t, _, at), m in zip(rounds, dealt, strict=True)]
     )
-    takers = np.empty(len(given), dtype=np.int64)
-    deal_in_rounds(
-        lags if lags.dtype == np.int64 else lags.tolist(),
+    takers = deal_in_rounds(
+        lags.astype(np.int64, copy=False),  # Python ints only when the lag sum passes int64
         placement.load,
         np.fromiter(map(len, dealt), dtype=np.int64, count=len(dealt)),
         np.concatenate(dealt),
         given,
         np.fromiter((neg_lead != 0 for neg_lead, _, _, _ in rounds), dtype=np.uint8),
-        takers,
     )
     placement.take(given, takers)

@@ -1,54 +1,40 @@
 """Local moves: lower the most-loaded member's lag without breaking the count targets.
 
-Repeatedly, the member with the most lag (``h``) looks at the members with the
-least lag, lightest first, and with the first that can help makes the change
-(a swap, a hand-over or an exchange, see below) that brings the larger of the
-two lags lowest. When none helps and the two hold few partitions, their
-partitions are re-split exactly (every split of at most 14 partitions that keeps
-the counts is tried). A change is made only
-when both members end below ``h``'s lag, so the sorted member lags fall at
-every step and the moves end. When ``h`` cannot be helped, any two members
-even out their lags with the same changes (which never raises the largest lag
-and may open a way for ``h``), and ``h`` tries again, a few times at most.
+The moves themselves (swaps, hand-overs, exchanges, the exact re-split of two
+members, the evening out) are compiled, and explained once, in Rust:
+``native/src/moves.rs`` and the files it uses (``changes.rs``, ``pair_split.rs``).
+:func:`lower_max_lag` makes the one typed call (``lagassign._native.lower_max_lag``
+with a :class:`MovesRequest`) and takes back what changed.
+
+Where ``balanced`` lives: the steps that run once per request over members or
+topics (quotas, owned partitions, stages and their bars, racks, flow moves,
+:func:`even_counts`) are Python; the steps that run over every partition many
+times (each topic's order by lag, the deal in rounds, the local moves) are Rust.
+Each step is written in one language only.
 
 What moves may do is one of three named rule sets (:class:`MoveRules`):
 
 - ``COSTLESS``: only changes that leave no more partitions away from their
-  previous owner, so dealt partitions are rearranged freely but no owned
-  partition leaves for nothing; stops when 32 changes in a row gained less than
-  0.1% together (``Tuning.stall_steps``, ``Tuning.stall_gain``);
+  previous owner; stops when 32 changes in a row gained less than 0.1%
+  together (``Tuning.stall_steps``, ``Tuning.stall_gain``), then evens out;
 - ``FRUGAL``: any change, first those that bring both members to the goal with
-  the fewest moves; patient (no stop on small gains: the goal must be reached,
-  not merely approached), and no evening out;
+  the fewest moves; patient (the goal must be reached, not merely approached);
 - ``UNEVEN``: as frugal, and hand-overs may leave the totals uneven (each topic
   stays balanced).
 
-Everything ends when the largest lag reaches the goal (``stop_at``), or when
-the work budget (partitions looked at, :class:`~.tuning.Tuning`) is spent,
-which keeps huge groups fast.
-
-The changes between ``h`` and a lighter ``o``: a *swap* (``h`` gives a partition
-of topic t and takes back a smaller one of t), a *hand-over* (``h`` holds
-P // C + 1 of t, ``o`` P // C of t and one partition fewer in all; ``h`` gives
-one), an *exchange* (each holds the extra of a topic the other holds P // C of;
-they trade one partition each). Per topic only the partners nearest to half the
-gap are looked at (a bisection over ``o``'s partitions by lag). A change's
-*cost* is how many more partitions it leaves away from their previous owner.
-
-The moves are compiled (``lagassign._native.lower_max_lag``, Rust: ``native/src/moves.rs``
-and the files it uses); :func:`lower_max_lag` hands it the placement's owner and
-stamp arrays, which it updates in place. Lags and lag sums are exact integers
-there, compared exactly with a float goal, as Python compares them, and each
-member's partitions keep their order (it decides which of equal lags a step
-picks): the answers are those of the Python the moves were written in first,
-which the tests keep as their slow reference.
+Everything ends when the largest lag reaches the goal (``stop_at``, rounded
+down to a whole lag: lags are whole, so a member is within a bar exactly when
+it is within its floor), or when the work budget (partitions looked at,
+:class:`~.tuning.Tuning`) is spent, which keeps huge groups fast.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from lagassign._native import lower_max_lag as compiled_lower_max_lag
 from lagassign.core.strategies.balanced.placement import Placement
@@ -73,29 +59,71 @@ FRUGAL = MoveRules("frugal", frugal=True, uneven=False)
 UNEVEN = MoveRules("uneven", frugal=True, uneven=True)
 
 
+@dataclass(frozen=True, slots=True)
+class MovesRequest:
+    """The compiled moves' one input: a placement, its count targets, the goal and the rules.
+
+    Arrays are int64, one entry per flat partition (``topic_starts``: one per topic plus
+    one). ``subscriptions``: ``(topics, members)`` per subscription, every member in one.
+    ``base``: per topic, P // C. ``previous``: each partition's previous owner or -1, or
+    None. ``owner`` (-1: nobody) and ``stamp`` (when it came to its owner) are read, not
+    changed. ``stop_at``: the goal as a whole lag; ``work``: the budget.
+    """
+
+    lags: npt.NDArray[np.int64]
+    topic_starts: list[int]
+    subscriptions: list[tuple[list[int], list[int]]]
+    base: list[int]
+    previous: npt.NDArray[np.int64] | None
+    members: int
+    owner: npt.NDArray[np.int64]
+    stamp: npt.NDArray[np.int64]
+    next_stamp: int
+    stop_at: int
+    work: int
+    frugal: bool
+    uneven: bool
+    tuning: Tuning
+
+
+# Beyond any group's lag sum (2**32 partitions of 2**63 - 1 each), within what the moves take.
+GOAL_REACH = 2**100
+
+
+def whole_goal(stop_at: float) -> int:
+    """``stop_at`` rounded down to a whole lag, within ±2**100."""
+    if math.isnan(stop_at):
+        raise ValueError("the goal of the local moves is NaN")
+    if abs(stop_at) >= GOAL_REACH:
+        return GOAL_REACH if stop_at > 0 else -GOAL_REACH
+    return math.floor(stop_at)
+
+
 def lower_max_lag(
     placement: Placement, base: list[int], rules: MoveRules, *, stop_at: float, tuning: Tuning
 ) -> None:
     """Lower the largest member lag toward ``stop_at`` as far as ``rules`` let local moves go."""
     index = placement.index
-    lags = index.lag_array
-    members, loads, next_stamp = compiled_lower_max_lag(
-        lags if lags.dtype == np.int64 else index.lags,
-        index.offsets,
-        index.groups,
-        base,
-        placement.previous,
-        len(index.member_ids),
-        placement.owner,
-        placement.stamp,
-        placement.next_stamp,
-        stop_at,
-        rules.budget(tuning, index.partition_count),
-        rules.frugal,
-        rules.uneven,
-        tuning,
+    moved = compiled_lower_max_lag(
+        MovesRequest(
+            # a group whose lag sum passes int64 holds its lags as Python ints (each an int64)
+            lags=index.lag_array.astype(np.int64, copy=False),
+            topic_starts=index.offsets,
+            subscriptions=index.groups,
+            base=base,
+            previous=placement.previous,
+            members=len(index.member_ids),
+            owner=placement.owner,
+            stamp=placement.stamp,
+            next_stamp=placement.next_stamp,
+            stop_at=whole_goal(stop_at),
+            work=rules.budget(tuning, index.partition_count),
+            frugal=rules.frugal,
+            uneven=rules.uneven,
+            tuning=tuning,
+        )
     )
-    placement.rearrange(members, loads, next_stamp)
+    placement.rearrange(moved)
 
 
 def even_counts(placement: Placement, base: list[int], limit: float) -> int:

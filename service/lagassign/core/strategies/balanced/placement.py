@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from lagassign._native import Moved
 from lagassign.core.flat import FlatAssignment
 from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
@@ -139,16 +140,14 @@ class Placement:
         self._by_topic.pop(m, None)
         self.give(x, to)
 
-    def rearrange(self, members: list[int], loads: list[int], next_stamp: int) -> None:
-        """Take back what moves made elsewhere changed (``lagassign._native.lower_max_lag``).
-
-        ``owner`` and ``stamp`` were changed in place; ``members[i]``'s lag is now
-        ``loads[i]``, and ``next_stamp`` the next free stamp.
-        """
-        self.next_stamp = next_stamp
-        if not members:
+    def rearrange(self, moved: Moved) -> None:
+        """Take in what the compiled local moves changed (``lagassign._native.lower_max_lag``)."""
+        self.next_stamp = moved.next_stamp
+        if not moved.members:
             return
-        for m, load in zip(members, loads, strict=True):
+        self.owner[moved.partitions] = moved.owners
+        self.stamp[moved.restamped] = moved.stamps
+        for m, load in zip(moved.members, moved.loads, strict=True):
             self.load[m] = load
         self._held = None
         self._by_topic.clear()
