@@ -44,8 +44,8 @@ from bench.percentiles import percentile
 from harness.broker import local_broker
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from lagassign_client import LagAssignor
-from lagassign_client.group import GroupView, Subscriber, partition_counts
-from lagassign_client.userdata import decode_subscription
+from lagassign_client.wire.group import GroupView, Subscriber, partition_counts
+from lagassign_client.wire.userdata import decode_subscription
 from tests.client.backlog import skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar

@@ -21,9 +21,9 @@ so its shape is ``balanced``'s at that size; the Java shim checks the same ``pac
 against its own view of the same group. The Java figures are measured in the JVM
 (``client/java/src/test/java/io/lagassign/ShimScaleBench.java``). The Python shim runs as
 with its ``fast`` extra (msgspec and NumPy's step) and as without it (the standard ``json``
-and the standard library's step), both on the ``packed`` answer. Bar (issue 12): at most 0.3 s each, build and
-check, per shim (the Python one with its ``fast`` extra, the form for huge groups). No broker
-and no sidecar process are needed.
+and the standard library's step), both on the ``packed`` answer. Bar (issue 12): at most
+0.3 s each, build and check, per shim (the Python one with its ``fast`` extra, the form for
+huge groups). No broker and no sidecar process are needed.
 
     .venv/bin/python -m bench.shim_scale [--runs 5]
 """
@@ -45,12 +45,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from lagassign_client import LagAssignor, answer_arrays, wire
-from lagassign_client.aiokafka_assignor import member_assignments, subscribers_of
-from lagassign_client.answer import read_answer
-from lagassign_client.assignment_digest import digest_of_assignments
-from lagassign_client.group import GroupView
-from lagassign_client.userdata import AssignmentUserData
+from lagassign_client import LagAssignor
+from lagassign_client.assignor.aiokafka import member_assignments, subscribers_of
+from lagassign_client.assignor.assignment_digest import digest_of_assignments
+from lagassign_client.wire import answer_arrays
+from lagassign_client.wire import codec as wire
+from lagassign_client.wire.answer import read_answer
+from lagassign_client.wire.group import GroupView
+from lagassign_client.wire.userdata import AssignmentUserData
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.java_build import java_member_classpath
 

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from lagassign_client.advice import RebalanceAdvisor
-from lagassign_client.advice_libraries import TESTED_VERSIONS, aiokafka_group
-from lagassign_client.assignment_digest import assignment_digest
-from lagassign_client.leadership import Leadership
+from lagassign_client.advice.leadership import Leadership
+from lagassign_client.advice.libraries import TESTED_VERSIONS, aiokafka_group
+from lagassign_client.assignor.assignment_digest import assignment_digest
 
 WAIT_S = 5.0
 DIGEST = "72ad50af9b0c62e8"

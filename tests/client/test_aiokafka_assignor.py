@@ -12,7 +12,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor  # type:
 from aiokafka.coordinator.protocol import ConsumerProtocol  # type: ignore[import-untyped]
 
 from lagassign_client import LagAssignor
-from lagassign_client.userdata import decode_assignment
+from lagassign_client.wire.userdata import decode_assignment
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.mock_sidecar import FAULTS, Handler, answering, holding_back
 

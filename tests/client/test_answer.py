@@ -2,7 +2,7 @@
 the contract's cases (``contract/answers/``) first, then each rule by the name it gives.
 
 Every test runs through both steps of the reader: the standard library's and the optional
-NumPy one (:mod:`lagassign_client.answer_arrays`)."""
+NumPy one (:mod:`lagassign_client.wire.answer_arrays`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from lagassign_client import answer_arrays
-from lagassign_client.answer import read_answer
 from lagassign_client.errors import WITHHELD, FallbackReason, InvalidAnswer, MalformedAnswer
-from lagassign_client.group import GroupView, Subscriber
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.wire import answer_arrays
+from lagassign_client.wire.answer import read_answer
+from lagassign_client.wire.group import GroupView, Subscriber
+from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import (
     as_lists,
     contract_cases,

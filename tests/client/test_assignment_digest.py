@@ -13,7 +13,7 @@ from kafka.protocol.consumer.metadata import (  # type: ignore[import-untyped]
     ConsumerProtocolAssignment,
 )
 
-from lagassign_client.assignment_digest import (
+from lagassign_client.assignor.assignment_digest import (
     NUMERALS_MAX,
     assignment_digest,
     digest_of_assignments,

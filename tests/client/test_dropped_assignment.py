@@ -6,10 +6,10 @@ from __future__ import annotations
 from kafka.errors import RebalanceInProgressError  # type: ignore[import-untyped]
 from kafka.future import Future  # type: ignore[import-untyped]
 
-from lagassign_client.dropped_assignment import DroppedAssignments, attempt_failure
-from lagassign_client.group import Assignment, GroupView, Subscriber
-from lagassign_client.leader import Decision
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.assignor.dropped_assignment import DroppedAssignments, attempt_failure
+from lagassign_client.assignor.leader import Decision
+from lagassign_client.wire.group import Assignment, GroupView, Subscriber
+from lagassign_client.wire.userdata import SubscriptionUserData
 
 VIEW = GroupView(
     "orders",

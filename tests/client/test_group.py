@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from lagassign_client import wire
 from lagassign_client.errors import IncompleteMetadata
-from lagassign_client.group import GroupView, Subscriber, partition_counts
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.wire import codec as wire
+from lagassign_client.wire.group import GroupView, Subscriber, partition_counts
+from lagassign_client.wire.userdata import SubscriptionUserData
 
 METADATA = {"t0": {0, 1, 2}, "t1": {0, 1}}
 

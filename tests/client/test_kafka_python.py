@@ -16,7 +16,7 @@ from kafka.protocol.consumer.metadata import (  # type: ignore[import-untyped]
 )
 
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
-from lagassign_client.userdata import decode_assignment
+from lagassign_client.wire.userdata import decode_assignment
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.mock_sidecar import FAULTS, Handler, answering
 

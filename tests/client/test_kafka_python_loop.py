@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from lagassign_client import kafka_python_loop
+from lagassign_client.assignor import kafka_python_loop
 
 WARNING = (
     "Task <kafka.net.selector.Task object at 0x7f0> ran for %s (>0.100s threshold). It is"

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from lagassign_client import LagAssignor
-from lagassign_client.group import Subscriber
-from lagassign_client.leader import GroupLeader
-from lagassign_client.sidecar import Sidecar
-from lagassign_client.userdata import SubscriptionUserData, decode_assignment
+from lagassign_client.assignor.leader import GroupLeader
+from lagassign_client.wire.group import Subscriber
+from lagassign_client.wire.sidecar import Sidecar
+from lagassign_client.wire.userdata import SubscriptionUserData, decode_assignment
 from tests.client.answers import NO_LAG, as_lists, partly_known, roundrobin_answer
 from tests.client.mock_sidecar import Handler, answering
 

@@ -9,10 +9,10 @@ import time
 import httpx
 import pytest
 
-from lagassign_client.group import Subscriber
-from lagassign_client.leader import GroupLeader
-from lagassign_client.sidecar import Sidecar
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.assignor.leader import GroupLeader
+from lagassign_client.wire.group import Subscriber
+from lagassign_client.wire.sidecar import Sidecar
+from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import as_lists
 from tests.client.mock_sidecar import FAULTS, Handler, answering, holding_back
 

@@ -9,9 +9,9 @@ import prometheus_client
 from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign_client import LagAssignor
-from lagassign_client.group import Subscriber
 from lagassign_client.metrics import DecisionCollector
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.wire.group import Subscriber
+from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import NO_LAG, roundrobin_answer
 
 MEMBERS = [Subscriber("c-1", ("t0",), SubscriptionUserData())]

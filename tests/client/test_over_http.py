@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.lone_sidecar import start_lone_sidecar
-from lagassign_client.group import Subscriber
-from lagassign_client.leader import GroupLeader
-from lagassign_client.sidecar import Sidecar
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.assignor.leader import GroupLeader
+from lagassign_client.wire.group import Subscriber
+from lagassign_client.wire.sidecar import Sidecar
+from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import as_lists
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagassign_client import answer_arrays
-from lagassign_client.answer import read_answer
 from lagassign_client.errors import FallbackReason
-from lagassign_client.group import GroupView, Subscriber
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.wire import answer_arrays
+from lagassign_client.wire.answer import read_answer
+from lagassign_client.wire.group import GroupView, Subscriber
+from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import packed_arrays
 
 NOTHING = SubscriptionUserData()

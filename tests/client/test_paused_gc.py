@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from lagassign_client.wire import paused_gc
+from lagassign_client.wire.codec import paused_gc
 
 MADE = 50_000
 

@@ -17,7 +17,7 @@ from lagassign_client.errors import (
     SidecarUnknownHost,
     SidecarUnreachable,
 )
-from lagassign_client.sidecar import Sidecar
+from lagassign_client.wire.sidecar import Sidecar
 
 Handler = Callable[[httpx.Request], httpx.Response]
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lagassign_client.userdata import (
+from lagassign_client.wire.userdata import (
     AssignmentUserData,
     SubscriptionUserData,
     decode_assignment,

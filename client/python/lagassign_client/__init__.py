@@ -13,16 +13,16 @@ without (all of) the lag is used, logged at WARNING and counted
 - Prometheus: :class:`lagassign_client.metrics.DecisionCollector` (the ``metrics`` extra).
 """
 
-from lagassign_client.aiokafka_assignor import LagAssignor
-from lagassign_client.assignor import (
+from lagassign_client.assignor.aiokafka import LagAssignor
+from lagassign_client.assignor.leader import Decision
+from lagassign_client.assignor.shim import (
     DEFAULT_TIMEOUT_S,
     PROTOCOL_NAME,
     RESET_POLICIES,
     STRATEGIES,
 )
 from lagassign_client.errors import BLIND_REASONS, FALLBACK_REASONS
-from lagassign_client.leader import Decision
-from lagassign_client.userdata import AssignmentUserData
+from lagassign_client.wire.userdata import AssignmentUserData
 
 __all__ = [
     "BLIND_REASONS",

@@ -19,19 +19,19 @@ from typing import Any
 
 import httpx
 
-from lagassign_client import kafka_python_loop
-from lagassign_client.assignment_digest import digest_of_assignments
-from lagassign_client.assignor import DEFAULT_TIMEOUT_S, ShimAssignor
-from lagassign_client.dropped_assignment import DroppedAssignments
-from lagassign_client.errors import IncompleteMetadata
-from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
-from lagassign_client.kafka_python_poll import (
+from lagassign_client.assignor import kafka_python_loop
+from lagassign_client.assignor.assignment_digest import digest_of_assignments
+from lagassign_client.assignor.dropped_assignment import DroppedAssignments
+from lagassign_client.assignor.kafka_python_poll import (
     coordinator_of_this_join,
     coordinator_of_this_rebalance,
     join_dropped,
     poll_time_left,
 )
-from lagassign_client.userdata import decode_subscription
+from lagassign_client.assignor.shim import DEFAULT_TIMEOUT_S, ShimAssignor
+from lagassign_client.errors import IncompleteMetadata
+from lagassign_client.wire.group import Assignment, GroupView, Subscriber, partition_counts
+from lagassign_client.wire.userdata import decode_subscription
 
 # kafka-python ships no type information; its values are handled as Any here.
 _abstract: Any = importlib.import_module("kafka.coordinator.assignors.abstract")
@@ -89,7 +89,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
         )
 
     kafka-python 3 drops a rebalance that ends after the ``poll()`` running it
-    (see :mod:`lagassign_client.dropped_assignment`); the shim logs a WARNING
+    (see :mod:`lagassign_client.assignor.dropped_assignment`); the shim logs a WARNING
     when that happens and gives the same assignment again, at once, in the
     rebalance that follows.
 
@@ -253,7 +253,7 @@ class KafkaPythonLagAssignor(ShimAssignor):
         """Called on the leader only: the sidecar's checked answer, or kafka-python's range.
 
         kafka-python calls it on its network thread, which it holds meanwhile
-        (:mod:`lagassign_client.kafka_python_loop`).
+        (:mod:`lagassign_client.assignor.kafka_python_loop`).
         """
         started = time.monotonic()
         try:

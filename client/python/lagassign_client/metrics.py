@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from lagassign_client.assignor import ShimAssignor
+from lagassign_client.assignor.shim import ShimAssignor
 from lagassign_client.errors import BLIND_REASONS, FALLBACK_REASONS
 
 OK = "ok"

@@ -22,7 +22,7 @@ sidecar: on the member that led the group's current generation (its assignor's
 ``every_s`` (default 5 s) on a background thread and, when the last answer for this
 generation says ``advised``, asks the library to rejoin the group once, logging the
 sidecar's reason, provided the advice weighed the assignment this member made
-(``assignment_digest``, :mod:`lagassign_client.assignment_digest`): advice computed
+(``assignment_digest``, :mod:`lagassign_client.assignor.assignment_digest`): advice computed
 before the last rebalance is never acted on. Every other member does nothing and
 sends nothing. When the
 sidecar cannot be reached or answers wrongly, it does nothing and logs one WARNING
@@ -31,7 +31,7 @@ from rebalancing in a loop; the advisor adds that it forces at most one rebalanc
 generation.
 
 Neither library has a public call to start a rebalance: the advisor uses each one's
-rejoin request (:mod:`lagassign_client.advice_libraries`), only on the versions it is
+rejoin request (:mod:`lagassign_client.advice.libraries`), only on the versions it is
 tested with; on any other it logs one WARNING and never acts.
 """
 
@@ -48,8 +48,8 @@ from typing import Any, Protocol
 
 import httpx
 
-from lagassign_client import httpx_log
-from lagassign_client.leadership import Leadership
+from lagassign_client.advice.leadership import Leadership
+from lagassign_client.wire import httpx_log
 
 log = logging.getLogger("lagassign_client")
 
@@ -153,7 +153,7 @@ class RebalanceAdvisor:
 
         The group id, and unless given the sidecar's URL and token, are the assignor's.
         """
-        from lagassign_client.advice_libraries import aiokafka_group
+        from lagassign_client.advice.libraries import aiokafka_group
 
         return cls(aiokafka_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw)
 
@@ -171,7 +171,7 @@ class RebalanceAdvisor:
 
         The group id, and unless given the sidecar's URL and token, are the assignor's.
         """
-        from lagassign_client.advice_libraries import kafka_python_group
+        from lagassign_client.advice.libraries import kafka_python_group
 
         return cls(
             kafka_python_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw

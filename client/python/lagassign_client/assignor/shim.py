@@ -1,8 +1,8 @@
 """The shim's settings and what it shows the application, shared by every client library.
 
-:class:`ShimAssignor` holds one consumer's :class:`~lagassign_client.member.MemberState`
-and :class:`~lagassign_client.leader.GroupLeader`; the library adapters
-(:mod:`lagassign_client.aiokafka_assignor`, :mod:`lagassign_client.kafka_python`)
+:class:`ShimAssignor` holds one consumer's :class:`~lagassign_client.assignor.member.MemberState`
+and :class:`~lagassign_client.assignor.leader.GroupLeader`; the library adapters
+(:mod:`lagassign_client.assignor.aiokafka`, :mod:`lagassign_client.kafka_python`)
 only translate between it and their library's types.
 """
 
@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 import httpx
 
-from lagassign_client.leader import Decision, GroupLeader
-from lagassign_client.leadership import Leadership
-from lagassign_client.member import MemberState
-from lagassign_client.sidecar import Sidecar
-from lagassign_client.userdata import AssignmentUserData
+from lagassign_client.advice.leadership import Leadership
+from lagassign_client.assignor.leader import Decision, GroupLeader
+from lagassign_client.assignor.member import MemberState
+from lagassign_client.wire.sidecar import Sidecar
+from lagassign_client.wire.userdata import AssignmentUserData
 
 PROTOCOL_NAME = "lagassign"
 DEFAULT_TIMEOUT_S = 1.5
@@ -62,7 +62,7 @@ class ShimAssignor:
     - ``instance_id``, ``rack``: this consumer's ``group_instance_id`` and
       ``client_rack``, sent in the subscription user data.
     - ``pause_gc``: pause CPython's cyclic garbage collector while the leader builds
-      the request and reads the answer (:func:`lagassign_client.wire.paused_gc`). Off
+      the request and reads the answer (:func:`lagassign_client.wire.codec.paused_gc`). Off
       by default: the collector is the application's. It pays only for groups of
       hundreds of thousands of partitions (see the README's figures).
     - ``transport``: replaces the network (``httpx.MockTransport`` in tests).

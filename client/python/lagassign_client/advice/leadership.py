@@ -31,7 +31,7 @@ class Leadership:
 
     def leading(self, digest: str | None = None) -> None:
         """This member's ``assign()`` made the assignment ``digest`` names
-        (:mod:`lagassign_client.assignment_digest`): it leads the rebalance under way."""
+        (:mod:`lagassign_client.assignor.assignment_digest`): it leads the rebalance under way."""
         with self._lock:
             self._leading = True
             self._made = digest

@@ -30,11 +30,11 @@ from itertools import compress, islice, repeat
 from operator import add, eq, ge, itemgetter, lt, ne, sub
 from typing import Any
 
-from lagassign_client import answer_arrays, wire
-from lagassign_client.answer_arrays import NOT_ASCENDING, NOT_IN_TOPICS, Packed
 from lagassign_client.errors import LAG_BLIND, LAG_PARTIAL, WITHHELD, InvalidAnswer, MalformedAnswer
-from lagassign_client.group import Assignment, GroupView
-from lagassign_client.wire import paused_gc
+from lagassign_client.wire import answer_arrays, codec
+from lagassign_client.wire.answer_arrays import NOT_ASCENDING, NOT_IN_TOPICS, Packed
+from lagassign_client.wire.codec import paused_gc
+from lagassign_client.wire.group import Assignment, GroupView
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +270,7 @@ def _assignment(view: GroupView, names: list[str], packed: dict[str, Packed]) ->
 
 def _read(raw: bytes, view: GroupView) -> tuple[Assignment, dict[str, Any]]:
     try:
-        body = wire.loads(raw)
+        body = codec.loads(raw)
     except ValueError as exc:
         raise MalformedAnswer(f"the answer is not JSON: {exc}") from None
     if type(body) is not dict or type(body.get("assignment")) is not dict:
@@ -290,7 +290,7 @@ def read_answer(raw: bytes, view: GroupView, *, pause_gc: bool = False) -> Sidec
 
     Raises :class:`MalformedAnswer` when it is not the answer's JSON shape and
     :class:`InvalidAnswer` when it breaks the rules above. ``pause_gc``: read with the
-    cyclic collector paused (:func:`lagassign_client.wire.paused_gc`).
+    cyclic collector paused (:func:`lagassign_client.wire.codec.paused_gc`).
     """
     with paused_gc(pause_gc):
         assignment, body = _read(raw, view)

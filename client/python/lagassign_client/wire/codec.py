@@ -4,7 +4,7 @@ With the optional extra ``lagassign-client[fast]`` the shim encodes and decodes 
 msgspec (several times faster on the megabytes of a group of a million partitions);
 without it, with the standard library's :mod:`json`. Both give the same Python values
 (dicts, lists, str, int, float, bool, None), so the checks downstream are the same.
-The answer is always asked for in the ``packed`` form (:mod:`lagassign_client.answer`),
+The answer is always asked for in the ``packed`` form (:mod:`lagassign_client.wire.answer`),
 read with the standard library alone.
 
 The collector is the application's. By default the shim leaves it alone. An assignor

@@ -16,13 +16,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lagassign_client import wire
-from lagassign_client.answer import AnswerLag, read_answer
 from lagassign_client.errors import LAG_BLIND, FallbackReason, NoMetadataYet
-from lagassign_client.group import Assignment, GroupView, Subscriber, partition_counts
-from lagassign_client.sidecar import Sidecar
-from lagassign_client.userdata import AssignedBy, AssignmentUserData
-from lagassign_client.wire import paused_gc
+from lagassign_client.wire import codec
+from lagassign_client.wire.answer import AnswerLag, read_answer
+from lagassign_client.wire.codec import paused_gc
+from lagassign_client.wire.group import Assignment, GroupView, Subscriber, partition_counts
+from lagassign_client.wire.sidecar import Sidecar
+from lagassign_client.wire.userdata import AssignedBy, AssignmentUserData
 
 log = logging.getLogger("lagassign_client")
 
@@ -80,7 +80,7 @@ class GroupLeader:
     ) -> None:
         self.sidecar = sidecar
         #: Whether the cyclic collector is paused around building the request and reading
-        #: the answer (:func:`lagassign_client.wire.paused_gc`); off unless asked for.
+        #: the answer (:func:`lagassign_client.wire.codec.paused_gc`); off unless asked for.
         self.pause_gc = pause_gc
         self.group_id = group_id
         self.strategy = strategy
@@ -138,7 +138,7 @@ class GroupLeader:
                 set[str]().union(*(s.topics for s in members)), partitions_for_topic
             )
             view = GroupView(group_id=self.group_id, subscribers=members, partitions=counts)
-            return view, wire.dumps(view.request_body(self.strategy, self.reset_policy))
+            return view, codec.dumps(view.request_body(self.strategy, self.reset_policy))
 
     def decide(
         self,

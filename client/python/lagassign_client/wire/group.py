@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from operator import itemgetter, lt
 from typing import Any
 
-from lagassign_client import wire
 from lagassign_client.errors import IncompleteMetadata, InvalidAnswer, NoMetadataYet
-from lagassign_client.userdata import SubscriptionUserData
+from lagassign_client.wire import codec
+from lagassign_client.wire.userdata import SubscriptionUserData
 
 # member id -> its (topic, partition ids) pairs, topics in name order, ids ascending: the
 # shape of Kafka's own member assignment, handed to the client libraries as it is
@@ -124,7 +124,7 @@ class GroupView:
 
         The compact form: each distinct subscription once in ``subscriptions``, each member
         naming its own by index, and the answer asked for in the ``packed`` form
-        (:data:`lagassign_client.wire.ANSWER_FORM`).
+        (:data:`lagassign_client.wire.codec.ANSWER_FORM`).
         ``reset_policy`` is the consumer's ``auto_offset_reset``: the lag the sidecar
         counts for a partition without a committed offset.
         """
@@ -156,7 +156,7 @@ class GroupView:
             "members": members,
             "partitions": {t: n for t, n in sorted(self.partitions.items()) if t in subscribed},
             "protocol": "eager",
-            "answer_form": wire.ANSWER_FORM,
+            "answer_form": codec.ANSWER_FORM,
         }
         if strategy is not None:
             body["strategy"] = strategy

@@ -10,7 +10,7 @@ a tight sync loop inside a coroutine``, which reads like the application's bug.
 
 During that time the thread has nothing else of this consumer's to do (heartbeats are
 off during a join, an eager rebalance has nothing to fetch); what it delays is the
-poll's own timer, which the shim budgets for (:mod:`lagassign_client.kafka_python_poll`).
+poll's own timer, which the shim budgets for (:mod:`lagassign_client.assignor.kafka_python_poll`).
 So the shim drops that one warning when the sidecar call was what made the step slow:
 :func:`held` records the call's time on the network thread, and a filter on
 kafka-python's ``kafka.net.selector`` logger drops the next slow-step warning of that

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
-from lagassign_client.assignment_digest import digest_of_assignments
-from lagassign_client.assignor import ShimAssignor
-from lagassign_client.group import Assignment, Subscriber
-from lagassign_client.userdata import decode_subscription
+from lagassign_client.assignor.assignment_digest import digest_of_assignments
+from lagassign_client.assignor.shim import ShimAssignor
+from lagassign_client.wire.group import Assignment, Subscriber
+from lagassign_client.wire.userdata import decode_subscription
 
 
 @cache

@@ -22,7 +22,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 import httpx
 
-from lagassign_client import httpx_log
 from lagassign_client.errors import (
     SidecarRefused,
     SidecarStatus,
@@ -30,6 +29,7 @@ from lagassign_client.errors import (
     SidecarUnknownHost,
     SidecarUnreachable,
 )
+from lagassign_client.wire import httpx_log
 
 ASSIGN_PATH = "/assign"
 # A non-200 body is shown as one line of at most this many characters.

@@ -1,7 +1,7 @@
 """kafka-python's dropped leader assignment: noticed, said loudly, and given again at once.
 
 kafka-python 3 drops a rebalance that ends after the ``poll()`` running it (see
-:mod:`lagassign_client.kafka_python_poll`): the leader never applies its own
+:mod:`lagassign_client.assignor.kafka_python_poll`): the leader never applies its own
 assignment.
 
 The shim sees it from the outside: kafka-python's coordinator holds a finished join
@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lagassign_client.group import Assignment, GroupView
-from lagassign_client.leader import Decision
+from lagassign_client.assignor.leader import Decision
+from lagassign_client.wire.group import Assignment, GroupView
 
 # A dropped assignment is given again only to the rebalance that follows it soon.
 REPLAY_WINDOW_S = 120.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lagassign_client.userdata import (
+from lagassign_client.wire.userdata import (
     AssignmentUserData,
     SubscriptionUserData,
     decode_assignment,

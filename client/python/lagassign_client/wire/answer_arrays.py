@@ -1,5 +1,5 @@
 """The optional fast step of reading a ``packed`` answer: all members' arrays as two NumPy
-arrays of the group, every rule of :mod:`lagassign_client.answer` a handful of array
+arrays of the group, every rule of :mod:`lagassign_client.wire.answer` a handful of array
 operations.
 
 Used when NumPy is installed (the ``fast`` extra); without it the same rules run with the
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from lagassign_client.errors import InvalidAnswer, MalformedAnswer
-from lagassign_client.group import Assignment, GroupView
+from lagassign_client.wire.group import Assignment, GroupView
 
 try:
     import numpy as np
@@ -82,7 +82,7 @@ def assignment(
     members: Mapping[str, Packed],
 ) -> Assignment:
     """The checked assignment of the answer's ``members``; raises :class:`MalformedAnswer`
-    or :class:`InvalidAnswer` as :mod:`lagassign_client.answer` says."""
+    or :class:`InvalidAnswer` as :mod:`lagassign_client.wire.answer` says."""
     arrays = _Arrays(members)
     _well_formed(members, arrays, len(names))
     _check(view, names, arrays, view.answered_members(members))
