@@ -3,11 +3,10 @@
 The sidecar runs without a broker (``harness.lone_sidecar``): every request carries
 its lags. For each wire form, side by side in one run:
 
-- ``topics``: today's form, every member lists its topics, the answer nested by topic name;
-- ``indexed``: the compact form, ``subscriptions`` given once and the answer by topic index
-  in JSON lists (what the Python shim asks for without its ``fast`` extra);
-- ``packed``: the compact form with the answer's partitions in base64 arrays (what the
-  shims ask for).
+- ``topics``: the plain form, every member lists its topics, the answer nested by topic
+  name (the form for people);
+- ``packed``: the compact form, ``subscriptions`` given once, with the answer's partitions
+  in base64 arrays by topic index (the form for machines: what the shims ask for).
 
 Cases, each ``--runs`` times on one sidecar per form (its peak RSS is the form's):
 
@@ -43,17 +42,18 @@ from typing import Any
 
 import httpx
 
-from bench.assign_requests import AnswerForm, request_body
+from bench.assign_requests import request_body
 from bench.percentiles import percentile
 from bench.scenarios import Scenario, build, churned, owning
 from harness.lone_sidecar import start_lone_sidecar
 from harness.sidecar import SidecarProcess
+from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.model import Assignment, Rebalance
 from tests.client.answers import unpacked
 
 SCALE_1M = Scenario("kafka-scale-1m", 2_000, 500, 2_000, "uniform")
 SCALE_100K = Scenario("service-100k", 1_000, 100, 1_000, "uniform")
-FORMS: tuple[AnswerForm, ...] = ("topics", "indexed", "packed")
+FORMS: tuple[AnswerForm, ...] = ("topics", "packed")
 BARS = {"fresh-1m": (1.5, 2.0), "churn-1m": (1.5, 2.0), "fresh-100k": (0.15, None)}
 CLI_BAR_S = 3.0
 RSS_BAR_MIB = 2048
@@ -66,7 +66,7 @@ def emit(line: dict[str, Any]) -> None:
 
 
 def encoded(rebalance: Rebalance, group_id: str, form: AnswerForm) -> bytes:
-    """The request in ``form``: the compact request asks for the indexed or packed answer."""
+    """The request in ``form``: the compact request asks for the packed answer."""
     compact = form != "topics"
     body = request_body(rebalance, group_id, compact=compact, answer_form=form)
     return json.dumps(body, separators=(",", ":")).encode()
@@ -79,13 +79,10 @@ def topics_assignment(answer: dict[str, Any]) -> Assignment:
         return by_name
     names = answer["topics"]
     out: Assignment = {}
-    for member, given in answer["assignment"].items():
-        if isinstance(given, dict):  # packed: two base64 arrays
-            member_topics = out[member] = {}
-            for i, p in unpacked(given):
-                member_topics.setdefault(names[i], []).append(p)
-        else:
-            out[member] = {names[i]: parts for i, parts in given}
+    for member, given in answer["assignment"].items():  # packed: two base64 arrays
+        member_topics = out[member] = {}
+        for i, p in unpacked(given):
+            member_topics.setdefault(names[i], []).append(p)
     return out
 
 

@@ -10,11 +10,10 @@ leader would send it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
+from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.model import Rebalance
-
-AnswerForm = Literal["topics", "indexed", "packed"]
 
 
 def request_body(

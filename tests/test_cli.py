@@ -67,7 +67,7 @@ def with_(**changes: Any) -> str:
     ("body", "code", "message"),
     [
         ("{not json", "invalid_json", "not valid JSON"),
-        (with_(members=[]), "invalid_request", "members: List should have at least 1 item"),
+        (with_(members=[]), "invalid_request", "members: Expected `array` of length >= 1"),
         (
             with_(
                 members=[{"member_id": "a", "topics": ["t0"]}, {"member_id": "a", "topics": ["t0"]}]
@@ -75,8 +75,12 @@ def with_(**changes: Any) -> str:
             "invalid_request",
             "members[1].member_id 'a' is duplicated",
         ),
-        (with_(partitions={"t0": -3}, lags=None), "invalid_request", "greater than or equal to 0"),
-        (with_(lags={"t0": [1, -2, 3]}), "invalid_request", "lags.t0[1]: Input should be greater"),
+        (
+            with_(partitions={"t0": -3}, lags=None),
+            "invalid_request",
+            "partitions.t0: Expected `int` >= 0",
+        ),
+        (with_(lags={"t0": [1, -2, 3]}), "invalid_request", "lags.t0[1]: Expected `int` >= 0"),
         (with_(lags={"t0": [1, 2]}), "invalid_request", "has 2 values but the topic has 3"),
         (with_(strategy="fastest"), "invalid_request", "'fastest' is unknown"),
         (with_(partitions={"t9": 3}, lags=None), "invalid_request", "missing from partitions"),

@@ -23,10 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO, TextIO
 
 from lagassign import __version__
-from lagassign.assign.answer import compute_answer
-from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_sources import request_lag_source
+from lagassign.assign.rebalance import answer_and_body
 from lagassign.assign.request import check_request_limits, parse_assign_request
 from lagassign.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from lagassign.errors import BadRequest, LagassignError, TooLarge
@@ -111,7 +110,7 @@ def answer_bytes(raw: bytes, strategy: str, limits: RequestLimits) -> bytes:
     """The answer's JSON for the request body ``raw``, its lags from the request."""
     request = parse_assign_request(raw, limits)  # counted before it is decoded
     check_request_limits(request, limits)
-    return answer_body(compute_answer(request, request_lag_source(request), strategy))
+    return answer_and_body(request, request_lag_source(request), strategy)[1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

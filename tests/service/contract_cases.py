@@ -91,12 +91,12 @@ def faulted(case: Case, fault: Callable[[dict[str, Any], dict[str, Any]], None])
 
 def first_given(answer: dict[str, Any]) -> str:
     """The first member given something."""
-    return next(m for m, v in answer["assignment"].items() if v["partitions"])
+    return str(next(m for m, v in answer["assignment"].items() if v["partitions"]))
 
 
 def first_empty(answer: dict[str, Any]) -> str:
     """The first member given nothing."""
-    return next(m for m, v in answer["assignment"].items() if not v["partitions"])
+    return str(next(m for m, v in answer["assignment"].items() if not v["partitions"]))
 
 
 def give_twice(request: dict[str, Any], answer: dict[str, Any]) -> None:
@@ -172,7 +172,10 @@ def indexed_form(request: dict[str, Any], answer: dict[str, Any]) -> None:
     """The removed ``indexed`` form: ``[[topic_index, [partition, ...]], ...]``."""
     for side in ("assignment", "revoked"):
         answer[side] = {
-            m: [[t, [p for u, p in pairs_of(v) if u == t]] for t in sorted({t for t, _ in pairs_of(v)})]
+            m: [
+                [t, [p for u, p in pairs_of(v) if u == t]]
+                for t in sorted({t for t, _ in pairs_of(v)})
+            ]
             for m, v in answer[side].items()
         }
 
@@ -213,7 +216,11 @@ FAULTS: dict[str, tuple[str, Callable[[dict[str, Any], dict[str, Any]], None], s
         leave_out_member,
         "a member of the request is missing (one given nothing has two empty strings)",
     ),
-    "topic_not_in_request": ("several_topics", rename_topic, "'topics' names a topic the request does not"),
+    "topic_not_in_request": (
+        "several_topics",
+        rename_topic,
+        "'topics' names a topic the request does not",
+    ),
     "topic_id_not_in_request": (
         "topic_ids",
         unknown_topic_id,

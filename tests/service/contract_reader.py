@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -58,7 +59,7 @@ def decode_member(value: object, where: str, counts: list[int]) -> list[tuple[in
     count = len(arrays[0]) // 4
     indices, ids = (struct.unpack(f"<{count}I", array) for array in arrays)
     pairs = list(zip(indices, ids, strict=True))
-    for (t0, p0), (t1, p1) in zip(pairs, pairs[1:], strict=False):
+    for (t0, p0), (t1, p1) in itertools.pairwise(pairs):
         if (t0, p0) >= (t1, p1):
             raise RefusedAnswer(f"{where} is not in ascending (topic index, partition) order")
     for t, p in pairs:

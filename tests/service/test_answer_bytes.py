@@ -42,7 +42,7 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
             for t, n in partitions.items()
         },
         "protocol": draw(st.sampled_from(["eager", "cooperative"])),
-        "answer_form": draw(st.sampled_from(["topics", "indexed", "packed"])),
+        "answer_form": draw(st.sampled_from(["topics", "packed"])),
     }
 
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
+from lagassign.assign import rebalance
 from lagassign.assign.answer import compute_answer
 from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.request import parse_assign_request
-from lagassign.http import assign as assign_route
 from lagassign.http.app import create_app
 from lagassign.http.heavy import LIGHT_COST
 from lagassign.http.parts import sidecar_of
@@ -343,13 +343,13 @@ async def test_large_requests_are_computed_off_the_event_loop(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     threads: list[int] = []
-    real = assign_route.answer_and_body
+    real = rebalance.answer_and_body
 
     def recording(*args: Any) -> Any:
         threads.append(threading.get_ident())
         return real(*args)
 
-    monkeypatch.setattr(assign_route, "answer_and_body", recording)
+    monkeypatch.setattr(rebalance, "answer_and_body", recording)
     members = [{"member_id": f"m{i}", "topics": ["big"]} for i in range(4)]
     small = {"group_id": "g", "members": members, "partitions": {"big": 8}}
     large = {**small, "partitions": {"big": LIGHT_COST + 1}}

@@ -1,7 +1,7 @@
 """The compact wire form of ``POST /assign``: ``subscriptions``, ``subscription``, ``answer_form``.
 
 A compact request gets the answer of the same request with each member's topics
-written out, and the indexed and packed answers are the topics answer renumbered; all on
+written out, and the packed answer is the topics answer renumbered; all on
 seeded requests (every strategy, both protocols, shared and mixed subscriptions,
 owned partitions), in-process, through the CLI, through a real ``lagassign serve``
 (no Kafka: lags in the request), and in the topic-id form. Refusals name the field.
@@ -9,7 +9,6 @@ owned partitions), in-process, through the CLI, through a real ``lagassign serve
 
 from __future__ import annotations
 
-import base64
 import json
 import random
 import subprocess
@@ -25,8 +24,8 @@ from harness.lone_sidecar import start_lone_sidecar
 from lagassign.core.strategies import STRATEGIES
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
-from tests.client.answers import unpacked
 from tests.hostile import check_valid_answer
+from tests.service.contract_reader import read_packed
 from tests.service.serving import served
 from tests.service.test_assign_topic_ids import T0, T1, plugin_request, view_with
 from tests.service.test_contract import check, openapi
@@ -82,46 +81,11 @@ def compacted(plain: dict[str, Any], *, keep_topics_every: int = 0) -> dict[str,
     return {**plain, "members": members, "subscriptions": [list(t) for t in lists]}
 
 
-def indexed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
-    """An indexed answer in the topics form; checks the indexed form's own rules on the way."""
-    topics = answer["topics"]
+def packed_to_topics(request: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """A packed answer in the topics form, read (and checked) by the contract's reader."""
+    assignment, revoked = read_packed(request, answer)
     out = {k: v for k, v in answer.items() if k != "topics"}
-    for key in ("assignment", "revoked"):
-        by_member = {}
-        for member, pairs in answer[key].items():
-            indexes = [i for i, _ in pairs]
-            assert indexes == sorted(set(indexes)), (member, pairs)
-            for _, parts in pairs:
-                assert parts, (member, pairs)  # a topic the member got nothing of is left out
-                assert parts == sorted(set(parts))
-            by_member[member] = {topics[i]: parts for i, parts in pairs}
-        out[key] = by_member
-    return out
-
-
-def checked_pairs(member: dict[str, str]) -> list[tuple[int, int]]:
-    """A packed member's (topic index, partition) pairs; checks the packed form's rules."""
-    assert set(member) == {"topic_indices", "partitions"}
-    arrays = [base64.b64decode(member[k], validate=True) for k in ("topic_indices", "partitions")]
-    assert len(arrays[0]) == len(arrays[1])
-    assert len(arrays[0]) % 4 == 0
-    pairs = unpacked(member)
-    assert pairs == sorted(set(pairs))  # ascending (topic index, partition), none twice
-    return pairs
-
-
-def packed_to_topics(answer: dict[str, Any]) -> dict[str, Any]:
-    """A packed answer in the topics form; checks the packed form's own rules on the way."""
-    topics = answer["topics"]
-    out = {k: v for k, v in answer.items() if k != "topics"}
-    for key in ("assignment", "revoked"):
-        by_member: dict[str, dict[str, list[int]]] = {}
-        for member_id, member in answer[key].items():
-            given = by_member[member_id] = {}
-            for i, p in checked_pairs(member):
-                given.setdefault(topics[i], []).append(p)
-        out[key] = by_member
-    return out
+    return {**out, "assignment": assignment, "revoked": revoked}
 
 
 def without_empty(by_member: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, list[int]]]:
@@ -130,7 +94,7 @@ def without_empty(by_member: dict[str, dict[str, list[int]]]) -> dict[str, dict[
 
 def same_answer(a: dict[str, Any], b: dict[str, Any]) -> None:
     """Equal but for the compute time and the lag's age (and topics with no partition,
-    absent when indexed)."""
+    absent when packed)."""
     assert a["group_id"] == b["group_id"]
     assert without_empty(a["assignment"]) == without_empty(b["assignment"])
     assert without_empty(a["revoked"]) == without_empty(b["revoked"])
@@ -141,7 +105,7 @@ def same_answer(a: dict[str, Any], b: dict[str, Any]) -> None:
 SEEDS = range(40)
 
 
-async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_ones() -> None:
+async def test_compact_requests_and_packed_answers_equal_the_plain_ones() -> None:
     async with served(app_with()) as client:
         spec = await openapi(client)
         for seed in SEEDS:
@@ -151,15 +115,13 @@ async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_o
                 plain,
                 compacted(plain),
                 compacted(plain, keep_topics_every=2),
-                {**compacted(plain), "answer_form": "indexed"},
-                {**plain, "answer_form": "indexed"},
                 {**plain, "answer_form": "topics"},
                 {**compacted(plain), "answer_form": "packed"},
                 {**plain, "answer_form": "packed"},
             ):
                 response = await client.post("/assign", json=body)
                 answer = check(spec, "/assign", "post", response)
-                if body.get("answer_form") in ("indexed", "packed"):
+                if body.get("answer_form") == "packed":
                     assert list(answer) == [
                         "group_id",
                         "strategy",
@@ -170,10 +132,7 @@ async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_o
                         "stats",
                     ]
                     assert answer["topics"] == list(plain["partitions"])
-                    if body["answer_form"] == "packed":
-                        answer = packed_to_topics(answer)
-                    else:
-                        answer = indexed_to_topics(answer)
+                    answer = packed_to_topics(body, answer)
                 answers.append(answer)
             check_valid_answer(json.dumps(plain).encode(), answers[0])
             assert set(answers[0]["assignment"]) == {m["member_id"] for m in plain["members"]}
@@ -181,18 +140,15 @@ async def test_compact_requests_and_indexed_and_packed_answers_equal_the_plain_o
                 same_answer(answer, answers[0])
 
 
-@pytest.mark.parametrize(
-    ("form", "nothing"),
-    [("indexed", []), ("packed", {"topic_indices": "", "partitions": ""})],
-)
-async def test_a_member_with_nothing_is_listed_empty(form: str, nothing: Any) -> None:
+async def test_a_member_with_nothing_is_listed_empty() -> None:
+    nothing = {"topic_indices": "", "partitions": ""}
     body = {
         "group_id": "g",
         "subscriptions": [["b", "a"]],
         "members": [{"member_id": f"m{i}", "subscription": 0} for i in range(4)],
         "partitions": {"b": 1, "a": 2, "unread": 5},
         "lags": {"a": [5, 7], "b": [9]},
-        "answer_form": form,
+        "answer_form": "packed",
     }
     async with served(app_with()) as client:
         response = await client.post("/assign", json=body)
@@ -200,7 +156,7 @@ async def test_a_member_with_nothing_is_listed_empty(form: str, nothing: Any) ->
     answer = response.json()
     assert answer["topics"] == ["b", "a", "unread"]
     assert [given for given in answer["assignment"].values() if given == nothing] == [nothing]
-    by_name = (packed_to_topics if form == "packed" else indexed_to_topics)(answer)
+    by_name = packed_to_topics(body, answer)
     assigned = sorted(
         (t, p) for topics in by_name["assignment"].values() for t, ps in topics.items() for p in ps
     )
@@ -252,6 +208,7 @@ async def test_a_bad_subscription_is_400_naming_the_field(
     ("changes", "field"),
     [
         ({"answer_form": "nested"}, "answer_form"),
+        ({"answer_form": "indexed"}, "answer_form"),
         ({"answer_form": None}, "answer_form"),
         ({"subscriptions": [["t0", 7]]}, "subscriptions[0][1]"),
         ({"subscriptions": {"0": ["t0"]}}, "subscriptions"),
@@ -283,7 +240,7 @@ async def test_a_subscription_index_without_subscriptions_is_out_of_range() -> N
     )
 
 
-async def test_the_topic_id_form_compact_and_indexed() -> None:
+async def test_the_topic_id_form_compact_and_packed() -> None:
     view = view_with({"orders": ["m-1", "m-2"]})
     plain = plugin_request("m-1", "m-2")
     compact = {
@@ -293,14 +250,14 @@ async def test_the_topic_id_form_compact_and_indexed() -> None:
             {k: v for k, v in m.items() if k != "topics"} | {"subscription": 0}
             for m in plain["members"]
         ],
-        "answer_form": "indexed",
+        "answer_form": "packed",
     }
     app = create_app(Settings.from_environ({}), lag_view=view)
     async with served(app) as client:
         first = (await client.post("/assign", json=plain)).json()
         second = (await client.post("/assign", json=compact)).json()
     assert second["topics"] == [T0, T1]
-    same_answer(indexed_to_topics(second), first)
+    same_answer(packed_to_topics(compact, second), first)
 
 
 def run_cli(body: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -317,9 +274,10 @@ def run_cli(body: dict[str, Any]) -> subprocess.CompletedProcess[str]:
 def test_the_cli_answers_both_forms_and_refuses_a_bad_subscription() -> None:
     plain = seeded_request(7)
     topics_form = json.loads(run_cli(plain).stdout)
-    done = run_cli({**compacted(plain), "answer_form": "indexed"})
+    compact = {**compacted(plain), "answer_form": "packed"}
+    done = run_cli(compact)
     assert done.returncode == 0, done.stderr
-    same_answer(indexed_to_topics(json.loads(done.stdout)), topics_form)
+    same_answer(packed_to_topics(compact, json.loads(done.stdout)), topics_form)
     bad = run_cli({**compacted(plain), "members": [member_of(subscription=99)]})
     assert bad.returncode == 2
     assert json.loads(bad.stderr)["error"]["message"].startswith("members[0].subscription: 99")
@@ -332,11 +290,10 @@ def test_a_real_sidecar_answers_the_compact_form(tmp_path: Path) -> None:
             for seed in range(5):
                 plain = seeded_request(100 + seed)
                 topics_form = client.post("/assign", json=plain)
-                indexed = client.post(
-                    "/assign", json={**compacted(plain), "answer_form": "indexed"}
-                )
-                assert topics_form.status_code == indexed.status_code == 200, indexed.text
-                assert indexed.headers["content-type"] == "application/json"
-                same_answer(indexed_to_topics(indexed.json()), topics_form.json())
+                compact = {**compacted(plain), "answer_form": "packed"}
+                packed = client.post("/assign", json=compact)
+                assert topics_form.status_code == packed.status_code == 200, packed.text
+                assert packed.headers["content-type"] == "application/json"
+                same_answer(packed_to_topics(compact, packed.json()), topics_form.json())
     finally:
         sidecar.stop()

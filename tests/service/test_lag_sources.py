@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -14,7 +15,7 @@ from lagassign.assign.lag_sources import (
     fitted_lags,
     subscribed_counts,
 )
-from lagassign.assign.request import AssignRequest
+from lagassign.assign.request import AssignRequest, parse_assign_request
 from lagassign.lagview.errors import GroupReadError
 from lagassign.lagview.rules import ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
@@ -27,7 +28,7 @@ def request_of(**changes: Any) -> AssignRequest:
         "members": [{"member_id": "c-1", "topics": ["t0", "t1"]}],
         "partitions": {"t0": 3, "t1": 2, "unread": 4},
     }
-    return AssignRequest.model_validate({**body, **changes})
+    return parse_assign_request(json.dumps({**body, **changes}))
 
 
 def counted_blind(source: LagSource, partitions: int = 5) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from lagassign.http import assign as assign_route
+from lagassign.assign import rebalance
 from lagassign.http.app import create_app
 from lagassign.http.heavy import LIGHT_COST
 from lagassign.settings import Settings
@@ -35,7 +35,7 @@ HEAVY = request(partitions={"t0": LIGHT_COST + 1}, lags=None)
 async def test_a_panic_is_a_503_and_the_next_request_is_answered(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, body: dict[str, Any]
 ) -> None:
-    real = assign_route.answer_and_body
+    real = rebalance.answer_and_body
     panics = [PanicException("called `Option::unwrap()` on a `None` value")]
 
     def panicking(*args: Any) -> Any:
@@ -43,7 +43,7 @@ async def test_a_panic_is_a_503_and_the_next_request_is_answered(
             raise panics.pop()
         return real(*args)
 
-    monkeypatch.setattr(assign_route, "answer_and_body", panicking)
+    monkeypatch.setattr(rebalance, "answer_and_body", panicking)
     with caplog.at_level(logging.ERROR, logger="lagassign.http.errors"):
         async with served(create_app(Settings.from_environ({}))) as client:
             failed = await client.post("/assign", json=body)
@@ -59,7 +59,7 @@ async def test_a_cancellation_is_not_taken_for_a_failure(monkeypatch: pytest.Mon
     def cancelled(*args: Any) -> Any:
         raise asyncio.CancelledError
 
-    monkeypatch.setattr(assign_route, "answer_and_body", cancelled)
+    monkeypatch.setattr(rebalance, "answer_and_body", cancelled)
     async with served(create_app(Settings.from_environ({}))) as client:
         with pytest.raises(asyncio.CancelledError):
             await client.post("/assign", json=SMALL)

@@ -13,7 +13,7 @@ from typing import Any
 
 from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_sources import LagSource
-from lagassign.assign.request import AssignRequest
+from lagassign.assign.request import AssignRequest, topics_of
 from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import AssignmentResult, Member, Rebalance, make_rebalance
@@ -34,7 +34,7 @@ class Answer:
     lag: LagSource
     compute_ms: float
     computed_at: datetime
-    #: The request's ``partitions`` keys, in its order (the indexed form's ``topics``).
+    #: The request's ``partitions`` keys, in its order (the packed form's ``topics``).
     request_topics: tuple[str, ...] = ()
     answer_form: AnswerForm = "topics"
 
@@ -102,7 +102,7 @@ def rebalance_of(request: AssignRequest, lag: LagSource) -> Rebalance:
     for m in request.members:
         topics = shared.get(id(m.topics))
         if topics is None:
-            topics = shared[id(m.topics)] = tuple(m.topics)
+            topics = shared[id(m.topics)] = tuple(topics_of(m))
         members.append(
             Member(
                 member_id=m.member_id,

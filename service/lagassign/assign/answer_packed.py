@@ -1,6 +1,6 @@
 """The ``packed`` answer form: each member's partitions as two arrays of numbers in base64.
 
-Asked by ``answer_form: "packed"``. Like the ``indexed`` form, the answer carries
+Asked by ``answer_form: "packed"`` (the form for machines). The answer carries
 ``topics`` (the request's ``partitions`` keys, in its order); ``assignment`` and
 ``revoked`` map each member to ``{"topic_indices": ..., "partitions": ...}``: two
 equally long arrays of unsigned 32-bit little-endian integers, each in standard base64

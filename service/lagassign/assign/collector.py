@@ -9,14 +9,19 @@ collector itself: its callers decide.
 The pause is counted, so requests answered at the same time in worker threads
 switch the collector back on only when the last of them is done, and only if it
 was on when the first began.
+
+A large request of the HTTP service holds one pause from its decoding to the bytes
+of its answer (:func:`request_paused`): its millions of objects live through it and
+are freed (by their reference counts) before it ends, so no collection ever walks them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 _lock = threading.Lock()
 _holders = 0
@@ -39,3 +44,18 @@ def collector_paused() -> Iterator[None]:
             _holders -= 1
             if _holders == 0 and _was_on:
                 gc.enable()
+
+
+@asynccontextmanager
+async def request_paused(large: bool) -> AsyncIterator[None]:
+    """For a ``large`` request, the collector paused over the block, and its objects freed
+    inside the pause; a small one's block runs as it is."""
+    if not large:
+        yield
+        return
+    with collector_paused():
+        yield
+        # The event loop holds the worker thread's last future (and through it the answer
+        # and its request) until this task next yields: yield once, so they are freed
+        # while the collector is still paused.
+        await asyncio.sleep(0)

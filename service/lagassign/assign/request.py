@@ -1,23 +1,23 @@
 """Parsing a ``POST /assign`` request, and its size caps.
 
 :func:`parse_assign_request` turns raw JSON bytes into an :class:`AssignRequest`
-(the schema: :mod:`lagassign.assign.request_schema`) with the fast decoder
-(:mod:`lagassign.assign.request_wire`). A body it refuses is run through the
-pydantic schema for the error, which becomes :class:`~lagassign.errors.BadRequest`
-with a message that names the first bad field as ``members[2].topics``.
+(the schema: :mod:`lagassign.assign.request_schema`), decoded by msgspec in one
+pass; a body it refuses becomes :class:`~lagassign.errors.BadRequest` naming the
+bad field as ``members[2].topics`` (:mod:`lagassign.assign.request_errors`). The
+compact form is resolved here: a member's ``subscription`` is replaced by the
+topic list it points at in ``subscriptions`` (one list shared by every member that
+names it, never copied), so the rest of the service reads ``topics`` only.
 :func:`check_request_limits` then applies the size caps (413).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import ValidationError
+from typing import cast
 
 from lagassign.assign.request_counts import Body, check_body_counts
-from lagassign.assign.request_schema import AssignRequest, MemberIn
-from lagassign.assign.request_wire import DecodeFailure, decode_request, wire_problem
-from lagassign.errors import BadRequest, InvalidJson, TooLarge
+from lagassign.assign.request_errors import DecodeFailure, bad_field, refusal
+from lagassign.assign.request_schema import DECODER, AssignRequest, MemberIn
+from lagassign.errors import TooLarge
 from lagassign.limits import RequestLimits
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "partition_total",
     "request_cost",
     "subscribed_topic_names",
+    "topics_of",
 ]
 
 
@@ -53,39 +54,49 @@ def parse_assign_request(raw: Body | str, limits: RequestLimits | None = None) -
     if limits is not None and not isinstance(raw, str):
         check_body_counts(raw, limits)
     try:
-        request = decode_request(raw)
+        request = DECODER.decode(raw)
     except DecodeFailure as exc:
-        raise refusal(raw, wire_problem(exc)) from None
+        raise refusal(exc, raw) from None
+    subscriptions = request.subscriptions or []
+    for i, member in enumerate(request.members):
+        resolve_subscription(i, member, subscriptions)
     if not request.group_id and not request.topic_ids:
-        problem = "required and not empty (only a topic-id request, topic_ids: true, omits it)"
-        raise BadRequest(f"group_id: {problem}", [{"field": "group_id", "problem": problem}])
+        raise bad_field(
+            "group_id",
+            "required and not empty (only a topic-id request, topic_ids: true, omits it)",
+        )
     return request
 
 
-def refusal(raw: Body | str, fallback: dict[str, str]) -> BadRequest:
-    """The error of a body the fast decoder refused, in the schema's words.
+def resolve_subscription(i: int, member: MemberIn, subscriptions: list[list[str]]) -> None:
+    """Member ``i`` given its topics: its own, or the list its ``subscription`` names."""
+    index = member.subscription
+    given = isinstance(member.topics, list)
+    if index is None:
+        if not given:
+            raise bad_field(
+                f"members[{i}].topics",
+                "Field required (or `subscription`, an index into `subscriptions`)",
+            )
+        return
+    if given:
+        raise bad_field(f"members[{i}].subscription", "give `topics` or `subscription`, not both")
+    if index >= len(subscriptions):
+        raise bad_field(
+            f"members[{i}].subscription",
+            f"{index} is out of range: `subscriptions` has {len(subscriptions)} lists",
+        )
+    member.topics = subscriptions[index]
 
-    The pydantic schema names every problem (up to 20); when it finds none, the
-    decoder's own ``fallback`` problem is the answer (the decoder is never more
-    lenient than the schema).
-    """
-    try:
-        AssignRequest.model_validate_json(raw)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False, include_context=False, include_input=False)
-        if errors and errors[0]["type"] == "json_invalid":
-            return InvalidJson(f"the body is not valid JSON: {errors[0]['msg']}")
-        details: list[dict[str, Any]] = [
-            {"field": field_path(tuple(e["loc"])), "problem": e["msg"]} for e in errors[:20]
-        ]
-        first = details[0]
-        return BadRequest(f"{first['field']}: {first['problem']}", details)
-    return BadRequest(f"{fallback['field']}: {fallback['problem']}", [fallback])
+
+def topics_of(member: MemberIn) -> list[str]:
+    """A parsed member's topics (parsing gave every member its list)."""
+    return cast(list[str], member.topics)
 
 
 def distinct_subscriptions(request: AssignRequest) -> list[list[str]]:
     """Each topic list of the request's members once (members of the compact form share one)."""
-    return list({id(m.topics): m.topics for m in request.members}.values())
+    return list({id(m.topics): topics_of(m) for m in request.members}.values())
 
 
 def subscribed_topic_names(request: AssignRequest) -> set[str]:
@@ -112,7 +123,7 @@ def request_cost(request: AssignRequest) -> int:
     """
     cost = partition_total(request) + len(request.members)
     for member in request.members:
-        cost += len(member.topics)
+        cost += len(topics_of(member))
         for owned in member.owned.values():
             cost += len(owned)
     for lists in (request.partition_racks or {}).values():

@@ -29,15 +29,16 @@ caps (P = ``max_partitions``):
 | rack names in ``partition_racks`` | 8P |
 
 What is over gets 413 ``too_large`` naming the field. A body the counting pass
-cannot read (not JSON, members not objects) is refused with 400 by the decoder's
-own message, never handed to the slower, hungrier parser behind it.
+cannot read is refused with 400 by the decoder's own message, never decoded further:
+``invalid_json`` when it is not JSON, ``invalid_request`` when its members are not objects.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from lagassign.errors import BadRequest, InvalidJson, TooLarge
+from lagassign.assign.request_errors import refusal
+from lagassign.errors import TooLarge
 from lagassign.limits import RequestLimits
 
 #: Bodies up to this size are decoded directly: their values cannot outgrow a few MB.
@@ -95,7 +96,7 @@ def check_body_counts(raw: Body, limits: RequestLimits) -> None:
     try:
         shape = SHAPE.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise unreadable(exc) from None
+        raise refusal(exc, raw, keys=False) from None
     members = len(shape.members)
     del shape.members  # free the placeholders before the next pass
     if members > limits.max_members:
@@ -120,7 +121,7 @@ def check_body_counts(raw: Body, limits: RequestLimits) -> None:
     try:
         member_shapes = MEMBERS.decode(raw).members
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise unreadable(exc) from None
+        raise refusal(exc, raw, keys=False) from None
     for member in member_shapes:
         listed += elements(member.topics)
         owned += commas(member.owned) + (1 if member.owned else 0)
@@ -138,12 +139,3 @@ def over(field: str, what: str, count: int, bound: int) -> None:
 
 def too_large(field: str, count: int, bound: int, setting: str) -> None:
     raise TooLarge(f"{field}: {count} {field} exceed the limit of {bound} ({setting})")
-
-
-def unreadable(exc: Exception) -> BadRequest:
-    text = str(exc)
-    if isinstance(exc, msgspec.DecodeError):
-        return InvalidJson(f"the body is not valid JSON: {text}")
-    problem, _, where = text.partition(" - at `")
-    field = where.rstrip("`").removeprefix("$").removeprefix(".") or "body"
-    return BadRequest(f"{field}: {problem}", [{"field": field, "problem": problem}])

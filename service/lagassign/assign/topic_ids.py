@@ -21,7 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lagassign.assign.request import AssignRequest, MemberIn, distinct_subscriptions
+import msgspec
+
+from lagassign.assign.request import AssignRequest, MemberIn, distinct_subscriptions, topics_of
 from lagassign.errors import AmbiguousGroup, UnknownTopicId, UnresolvedGroup
 from lagassign.lagview.consumer_index import ConsumerGroupIndex
 
@@ -48,26 +50,23 @@ def resolve_topic_ids(request: AssignRequest, index: ConsumerGroupIndex | None) 
                 {"topic_id": topic_id, "group_id": group_id},
             )
         names[topic_id] = name
-    named = request.model_copy(
-        update={
-            "group_id": group_id,
-            "topic_ids": False,
-            "members": _named_members(request.members, names),
-            "subscriptions": (
-                None
-                if request.subscriptions is None
-                else [[names[t] for t in topics] for topics in request.subscriptions]
-            ),
-            "partitions": {names[t]: n for t, n in request.partitions.items()},
-            "partition_racks": (
-                None
-                if request.partition_racks is None
-                else {names[t]: r for t, r in request.partition_racks.items()}
-            ),
-            "lags": None
-            if request.lags is None
-            else {names[t]: v for t, v in request.lags.items()},
-        }
+    named = msgspec.structs.replace(
+        request,
+        group_id=group_id,
+        topic_ids=False,
+        members=_named_members(request.members, names),
+        subscriptions=(
+            None
+            if request.subscriptions is None
+            else [[names[t] for t in topics] for topics in request.subscriptions]
+        ),
+        partitions={names[t]: n for t, n in request.partitions.items()},
+        partition_racks=(
+            None
+            if request.partition_racks is None
+            else {names[t]: r for t, r in request.partition_racks.items()}
+        ),
+        lags=None if request.lags is None else {names[t]: v for t, v in request.lags.items()},
     )
     return NamedRequest(named, {name: topic_id for topic_id, name in names.items()})
 
@@ -124,13 +123,10 @@ def _named_members(members: list[MemberIn], names: Mapping[str, str]) -> list[Me
     for member in members:
         topics = shared.get(id(member.topics))
         if topics is None:
-            topics = shared[id(member.topics)] = [names[t] for t in member.topics]
+            topics = shared[id(member.topics)] = [names[t] for t in topics_of(member)]
         out.append(
-            member.model_copy(
-                update={
-                    "topics": topics,
-                    "owned": {names[t]: ps for t, ps in member.owned.items()},
-                }
+            msgspec.structs.replace(
+                member, topics=topics, owned={names[t]: ps for t, ps in member.owned.items()}
             )
         )
     return out

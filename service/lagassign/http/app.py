@@ -26,6 +26,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 
 from lagassign import __version__
+from lagassign.assign.request_schema import request_components
 from lagassign.errors import LagassignError
 from lagassign.http import advice, assign, groups, health
 from lagassign.http import metrics as metrics_route
@@ -101,7 +102,7 @@ def install_openapi(app: FastAPI) -> None:
                 title=app.title, version=app.version, summary=app.summary, routes=app.routes
             )
             schema.setdefault("components", {}).setdefault("schemas", {}).update(
-                assign.request_components()
+                request_components()
             )
             app.openapi_schema = schema
         return app.openapi_schema

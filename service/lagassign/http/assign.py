@@ -1,11 +1,11 @@
 """``POST /assign``: one rebalance in, one assignment out (``docs/http-api.md``).
 
-The fast path: the raw body is read once (bounded by ``LAGASSIGN_MAX_BODY_BYTES``),
-decoded by msgspec straight into the request's values (pydantic only words the
-error of a refused body: :mod:`lagassign.assign.request`), and the answer is
-encoded by msgspec into a plain ``Response`` (no ``jsonable_encoder`` walk over a
-million-partition answer), in the form the request asks (``answer_form``). Large
-requests are parsed, computed and encoded in a worker thread, so the event loop
+The route reads the raw body once (bounded by ``LAGASSIGN_MAX_BODY_BYTES``), parses
+it (msgspec, straight into the request's values: :mod:`lagassign.assign.request`),
+hands it to the use case (:func:`lagassign.assign.rebalance.answer_rebalance`) and
+answers its bytes as a plain ``Response`` (encoded by msgspec in the form the request
+asks, ``answer_form``: no ``jsonable_encoder`` walk over a million-partition answer).
+Large requests are parsed, computed and encoded in a worker thread, so the event loop
 keeps serving ``/livez``, ``/metrics`` and the lag refresh meanwhile. What is
 large is the request's cost estimate (members x topics, owned lists, racks, lags and
 partitions: :func:`~lagassign.assign.request.request_cost`), not its partition count
@@ -23,24 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from contextlib import nullcontext
-from functools import partial
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from lagassign.assign.answer import Answer, compute_answer
-from lagassign.assign.answer_forms import answer_body
-from lagassign.assign.collector import collector_paused
-from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
+from lagassign.assign.collector import request_paused
+from lagassign.assign.lag_sources import LagSource
+from lagassign.assign.rebalance import AssignParts, LagModel, answer_rebalance
 from lagassign.assign.request import (
     AssignRequest,
     check_request_limits,
     parse_assign_request,
     request_cost,
 )
-from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.errors import BadRequest, RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
 from lagassign.http.heavy import LIGHT_BODY_BYTES, LIGHT_COST, HeavyWork, off_loop
@@ -53,16 +49,15 @@ from lagassign.http.parts import (
     RatesDep,
     SettingsDep,
 )
-from lagassign.http.schemas import (
-    AssignResponse,
-    IndexedAssignResponse,
-    PackedAssignResponse,
-    error_responses,
-)
-from lagassign.lagview.member_check import check_members
+from lagassign.http.schemas import AssignResponse, PackedAssignResponse, error_responses
+from lagassign.lagview.reader import LagReader
 from lagassign.limits import RequestLimits
 from lagassign.rates.drain_lags import live_of, with_drain
 from lagassign.rates.load import with_load
+from lagassign.rates.window import RateWindow
+from lagassign.settings import Settings
+
+T = TypeVar("T")
 
 PATH = "/assign"
 
@@ -73,7 +68,7 @@ router = APIRouter()
     PATH,
     dependencies=[Depends(require_token)],
     summary="Compute the assignment of one rebalance",
-    response_model=AssignResponse | IndexedAssignResponse | PackedAssignResponse,
+    response_model=AssignResponse | PackedAssignResponse,
     responses=error_responses(
         {
             400: "The request is malformed or contradicts itself, or its members are "
@@ -112,35 +107,41 @@ async def assign(
     started = time.perf_counter()
     require_json(request)
     dry_run = dry_run_of(request)
+    parts = AssignParts(
+        default_strategy=settings.default_strategy,
+        on_demand_budget_s=settings.on_demand_budget_s,
+        lag_view=lag_view,
+        forecast=forecast,
+        answers=answers,
+        observer=metrics.assign,
+        lag_model=lag_model_of(settings, rates, lag_view),
+    )
     turn = Turn(heavy)
     try:
         # A large body takes its turn before it is read in full: the bodies held at
         # once are bounded by the turns, not by the connections.
         raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s, turn)
-        large = len(raw) > LIGHT_BODY_BYTES
-        # One pause of the collector from the decoding to the bytes of the answer: the
-        # request's millions of objects live through it and are freed (by their reference
-        # counts) before it ends, so no collection ever walks them.
-        with collector_paused() if large else nullcontext():
-            body = await answered(
-                raw, turn, started, settings, lag_view, forecast, answers, metrics, rates, dry_run
-            )
-            if large:
-                # The event loop holds the worker thread's last future (and through it the
-                # answer and its request) until this task next yields: yield once, so they
-                # are freed while the collector is still paused.
-                await asyncio.sleep(0)
+        async with request_paused(len(raw) > LIGHT_BODY_BYTES):
+            parsed, cost = await turn.run(checked_request, raw, settings.request_limits)
+            turn.wanted = cost > LIGHT_COST
+            body = await answer_rebalance(parsed, parts, turn, started=started, dry_run=dry_run)
     finally:
         turn.release()
     return Response(body, media_type="application/json")
 
 
 class Turn:
-    """One request's turn at heavy work: taken at most once, released once."""
+    """One request's turn at heavy work: taken at most once, released once.
+
+    The use case's :class:`~lagassign.assign.rebalance.Worker`: once the turn is
+    ``wanted`` (the request is heavy) it is taken before the next piece of work, and
+    work runs in a worker thread while it is held.
+    """
 
     def __init__(self, heavy: HeavyWork) -> None:
         self.heavy = heavy
         self.held = False
+        self.wanted = False
 
     async def take(self) -> None:
         if not self.held:
@@ -152,57 +153,39 @@ class Turn:
             self.held = False
             self.heavy.release()
 
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        if self.wanted:
+            await self.take()
+        return await off_loop(self.held, function, *args)
 
-async def answered(
-    raw: bytearray,
-    turn: Turn,
-    started: float,
-    settings: SettingsDep,
-    lag_view: LagViewDep,
-    forecast: ForecastDep,
-    answers: AnswersDep,
-    metrics: MetricsDep,
-    rates: RatesDep,
-    dry_run: bool = False,
-) -> bytes:
-    """The answer's bytes for the request body ``raw``; recorded and counted unless a dry run."""
-    parsed, cost = await off_loop(turn.held, checked_request, raw, settings.request_limits)
-    by_id: Mapping[str, str] | None = None
-    budget_s = settings.on_demand_budget_s
-    if parsed.topic_ids:
-        # The broker plugin: resolved from cached state only, never an on-demand read.
-        index = lag_view.consumer_index if lag_view is not None else None
-        named = resolve_topic_ids(parsed, index)
-        parsed, by_id, budget_s = named.request, named.topic_ids, 0.0
-    if lag_view is not None:
-        check_members(parsed.group_id, (m.member_id for m in parsed.members), lag_view.snapshots())
-    lag = await choose_lag_source(parsed, lag_view, forecast, budget_s)
-    if settings.lag_model == "load" and rates is not None:
-        lag = with_load(lag, parsed.group_id, rates, settings.load_horizon_s)
-    if cost > LIGHT_COST:
-        await turn.take()
-    if settings.lag_model == "drain" and rates is not None and lag_view is not None:
-        # O(partitions): with the answer's own work, off the loop for a heavy request
-        lag = await off_loop(
-            turn.held,
-            partial(
-                with_drain, members=len(parsed.members), capacity_setting=settings.member_capacity
-            ),
-            lag,
-            parsed.group_id,
-            rates,
-            live_of(lag_view.snapshot(parsed.group_id)),
-        )
-    answer, body, topics = await off_loop(
-        turn.held, answer_body_topics, parsed, lag, settings.default_strategy, by_id
-    )
-    if lag_view is not None:
-        lag_view.track(parsed.group_id, topics)
-    if dry_run:
-        return body
-    answers.record(answer)
-    metrics.assign.observe_answer(answer, time.perf_counter() - started)
-    return body
+
+def lag_model_of(
+    settings: Settings, rates: RateWindow | None, lag_view: LagReader | None
+) -> LagModel | None:
+    """The lag model ``LAGASSIGN_LAG_MODEL`` names, over the live rate window (none without)."""
+    if rates is None:
+        return None
+    if settings.lag_model == "load":
+
+        def loaded(lag: LagSource, request: AssignRequest) -> LagSource:
+            return with_load(lag, request.group_id, rates, settings.load_horizon_s)
+
+        return loaded
+    if settings.lag_model == "drain" and lag_view is not None:
+        view = lag_view
+
+        def drained(lag: LagSource, request: AssignRequest) -> LagSource:
+            return with_drain(
+                lag,
+                request.group_id,
+                rates,
+                live_of(view.snapshot(request.group_id)),
+                members=len(request.members),
+                capacity_setting=settings.member_capacity,
+            )
+
+        return drained
+    return None
 
 
 def dry_run_of(request: Request) -> bool:
@@ -223,30 +206,6 @@ def checked_request(raw: bytearray, limits: RequestLimits) -> tuple[AssignReques
     parsed = parse_assign_request(raw, limits)
     check_request_limits(parsed, limits)
     return parsed, request_cost(parsed)
-
-
-def answer_body_topics(
-    request: AssignRequest,
-    lag: LagSource,
-    default_strategy: str,
-    topic_ids: Mapping[str, str] | None = None,
-) -> tuple[Answer, bytes, frozenset[str]]:
-    """:func:`answer_and_body`, and the topics the request subscribes to (for the lag
-    view to track), in one call: each walks every topic, so neither holds the event loop."""
-    answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
-    return answer, body, subscribed_topics(request)
-
-
-def answer_and_body(
-    request: AssignRequest,
-    lag: LagSource,
-    default_strategy: str,
-    topic_ids: Mapping[str, str] | None = None,
-) -> tuple[Answer, bytes]:
-    """The answer and its JSON, in the request's answer form; labelled by topic id if asked so."""
-    with collector_paused():
-        answer = compute_answer(request, lag, default_strategy)
-        return answer, answer_body(answer, topic_ids)
 
 
 def require_json(request: Request) -> None:
@@ -323,11 +282,3 @@ async def read_body(
             f"the body did not arrive within {timeout_s:g} s (LAGASSIGN_BODY_TIMEOUT_S)"
         ) from None
     return body
-
-
-def request_components() -> dict[str, Any]:
-    """JSON schemas of the request body, as OpenAPI components."""
-    schema = AssignRequest.model_json_schema(ref_template="#/components/schemas/{model}")
-    components: dict[str, Any] = schema.pop("$defs", {})
-    components["AssignRequest"] = schema
-    return components

@@ -1,8 +1,7 @@
 """The wire schemas of what the service answers, for the OpenAPI document.
 
 The ``POST /assign`` body itself is written by
-:meth:`lagassign.assign.answer.Answer.to_json` (and
-:mod:`lagassign.assign.answer_forms`) and encoded by msgspec (no model walk over a
+:mod:`lagassign.assign.answer_forms` and encoded by msgspec (no model walk over a
 million-partition answer); these models only say its shape, and
 ``tests/service/test_contract.py`` checks every kind of answer against the schema
 ``/openapi.json`` serves. ``extra="forbid"``
@@ -54,28 +53,12 @@ class StatsOut(WireModel):
 
 
 class AssignResponse(WireModel):
-    """The answer of ``POST /assign`` (documented in the OpenAPI schema)."""
+    """The answer of ``POST /assign`` in the ``topics`` form (the default, for people)."""
 
     group_id: str
     strategy: str
     assignment: dict[str, dict[str, list[int]]]
     revoked: dict[str, dict[str, list[int]]]
-    lag: LagOut
-    stats: StatsOut
-
-
-class IndexedAssignResponse(WireModel):
-    """The answer of ``POST /assign`` asked with ``answer_form: "indexed"``.
-
-    ``topics`` lists the request's ``partitions`` keys in its order; ``assignment`` and
-    ``revoked`` map each member to ``[[topic_index, [partition, ...]], ...]``.
-    """
-
-    group_id: str
-    strategy: str
-    topics: list[str]
-    assignment: dict[str, list[tuple[int, list[int]]]]
-    revoked: dict[str, list[tuple[int, list[int]]]]
     lag: LagOut
     stats: StatsOut
 
@@ -89,7 +72,7 @@ class PackedMemberOut(WireModel):
 
 
 class PackedAssignResponse(WireModel):
-    """The answer of ``POST /assign`` asked with ``answer_form: "packed"``.
+    """The answer of ``POST /assign`` asked with ``answer_form: "packed"`` (for machines).
 
     ``topics`` lists the request's ``partitions`` keys in its order; ``assignment`` and
     ``revoked`` map each member to its ``topic_indices`` and ``partitions`` arrays.

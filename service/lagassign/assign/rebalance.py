@@ -1,0 +1,126 @@
+"""Answering one rebalance: from a parsed ``POST /assign`` request to the answer's bytes.
+
+:func:`answer_rebalance` is the whole use case, given the sidecar's parts
+(:class:`AssignParts`): a topic-id request (the broker plugin's) is resolved to its
+group and topic names from cached state only; the members are checked against the
+group the request names; the lag comes from the best source
+(:func:`~lagassign.assign.lag_sources.choose_lag_source`) and goes through the
+sidecar's lag model; the strategy runs and the answer is encoded in the request's
+answer form; the group's topics are tracked by the lag view; and, unless a dry
+run, the answer is recorded and observed.
+
+What is heavy (the lag model, the strategy and the encoding) runs through the
+caller's :class:`Worker`: the HTTP route's runs it in a worker thread for a large
+request, after waiting for its turn. The lag model and the metrics are handed in
+(:data:`LagModel`, :class:`AnswerObserver`): their rooms sit above this one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from lagassign.assign.answer import Answer, compute_answer
+from lagassign.assign.answer_forms import answer_body
+from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.collector import collector_paused
+from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
+from lagassign.assign.request import AssignRequest
+from lagassign.assign.topic_ids import resolve_topic_ids
+from lagassign.forecast.source import ForecastSource
+from lagassign.lagview.member_check import check_members
+from lagassign.lagview.reader import LagReader
+
+T = TypeVar("T")
+
+#: The sidecar's lag model (``LAGASSIGN_LAG_MODEL``): the lag an answer balances, from
+#: the lag its source gave and the request.
+LagModel = Callable[[LagSource, AssignRequest], LagSource]
+
+
+class Worker(Protocol):
+    """Where heavy work runs: here, or off the event loop once the request has its turn."""
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T: ...
+
+
+class AnswerObserver(Protocol):
+    """What counts an answer (the service's ``lagassign_assign_*`` metrics)."""
+
+    def observe_answer(self, answer: Answer, seconds: float) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AssignParts:
+    """The parts of the sidecar a rebalance's answer reads and writes."""
+
+    default_strategy: str
+    #: How long a request without cached lag may wait for an on-demand read of it.
+    on_demand_budget_s: float
+    lag_view: LagReader | None
+    forecast: ForecastSource | None
+    answers: AnswerLog
+    observer: AnswerObserver
+    lag_model: LagModel | None = None
+
+
+async def answer_rebalance(
+    request: AssignRequest,
+    parts: AssignParts,
+    worker: Worker,
+    *,
+    started: float,
+    dry_run: bool = False,
+) -> bytes:
+    """The answer's bytes for ``request``; recorded and observed (from ``started``, a
+    ``time.perf_counter()``) unless a dry run."""
+    lag_view = parts.lag_view
+    by_id: Mapping[str, str] | None = None
+    budget_s = parts.on_demand_budget_s
+    if request.topic_ids:
+        # The broker plugin: resolved from cached state only, never an on-demand read.
+        index = lag_view.consumer_index if lag_view is not None else None
+        named = resolve_topic_ids(request, index)
+        request, by_id, budget_s = named.request, named.topic_ids, 0.0
+    if lag_view is not None:
+        check_members(
+            request.group_id, (m.member_id for m in request.members), lag_view.snapshots()
+        )
+    lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
+    if parts.lag_model is not None:
+        lag = await worker.run(parts.lag_model, lag, request)
+    answer, body, topics = await worker.run(
+        answer_body_topics, request, lag, parts.default_strategy, by_id
+    )
+    if lag_view is not None:
+        lag_view.track(request.group_id, topics)
+    if not dry_run:
+        parts.answers.record(answer)
+        parts.observer.observe_answer(answer, time.perf_counter() - started)
+    return body
+
+
+def answer_body_topics(
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    topic_ids: Mapping[str, str] | None = None,
+) -> tuple[Answer, bytes, frozenset[str]]:
+    """:func:`answer_and_body`, and the topics the request subscribes to (for the lag
+    view to track), in one call: each walks every topic, so neither holds the event loop."""
+    answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
+    return answer, body, subscribed_topics(request)
+
+
+def answer_and_body(
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    topic_ids: Mapping[str, str] | None = None,
+) -> tuple[Answer, bytes]:
+    """The answer and its JSON, in the request's answer form; labelled by topic id if asked so."""
+    with collector_paused():
+        answer = compute_answer(request, lag, default_strategy)
+        return answer, answer_body(answer, topic_ids)
