@@ -6,17 +6,18 @@ import random
 from collections import deque
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 from lagassign.core.model import Assignment, AssignmentResult, Member, Rebalance, make_rebalance
 from lagassign.core.ownership import previous_owners
 from lagassign.core.stats import moved_partitions
 from lagassign.core.strategies import lag_aware
+from lagassign.core.strategies.balanced.deal import deal
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.quotas import count_targets
 from lagassign.core.strategies.balanced.redeal import redeal_heaviest
-from lagassign.core.strategies.balanced.tuning import Tuning
+from lagassign.core.strategies.balanced.tuning import TUNING, Tuning
 from tests.core.checking import assign_checked
 from tests.strategies import rebalances
 
@@ -380,6 +381,17 @@ def test_the_largest_member_lag_is_never_above_lag_aware(rebalance: Rebalance) -
     assert max_lag(rebalance, balanced(rebalance)) <= max_lag(
         rebalance, lag_aware.assign(rebalance)
     )
+
+
+@settings(max_examples=150)
+@given(rebalances())
+def test_an_answer_with_owned_partitions_kept_is_within_the_near_fresh_bar(
+    rebalance: Rebalance,
+) -> None:
+    index = GroupIndex(rebalance)
+    assume((index.previous_owner_array() >= 0).any())  # nothing owned: the bar does not apply
+    fresh = deal(index, None, TUNING)[0]  # the answer dealt as if nobody owned anything
+    assert max_lag(rebalance, balanced(rebalance)) <= 1.05 * fresh.max_load()
 
 
 @settings(max_examples=100)
