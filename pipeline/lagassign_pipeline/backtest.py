@@ -94,17 +94,9 @@ def backtest_snapshots(rates: DataFrame, spec: BacktestSpec) -> DataFrame:
 
 def backtest_input(rates: DataFrame, snapshots: DataFrame) -> DataFrame:
     """The grouped-map input (``REPLAY_INPUT_COLUMNS``): one row per partition and snapshot."""
-    decisions = rates.join(F.broadcast(snapshots), ["cluster", "group", "ts"]).select(
-        "cluster",
-        "group",
-        "ts_ms",
-        "horizon_ts_ms",
-        "topic",
-        "partition",
-        "consumer_id",
-        "lag",
-        "forecast_lag",
-    )
+    # Every input column but the lag at the horizon, joined from the later rows below.
+    at_decision = [c for c in REPLAY_INPUT_COLUMNS if c != "lag_at_horizon"]
+    decisions = rates.join(F.broadcast(snapshots), ["cluster", "group", "ts"]).select(*at_decision)
     horizons = (
         snapshots.where(F.col("horizon_ts_ms").isNotNull())
         .select("cluster", "group", F.timestamp_millis("horizon_ts_ms").alias("ts"))

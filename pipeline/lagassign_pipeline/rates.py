@@ -49,20 +49,9 @@ class RateSpec:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
 
 
-RATE_COLUMNS = (
-    "cluster",
-    "group",
-    "topic",
-    "partition",
-    "ts",
-    "consumer_id",
-    "lag",
-    "produce_rate",
-    "consume_rate",
-    "lag_trend",
-    "seconds_of_lag",
-    "forecast_lag",
-)
+#: A partition's figures at one snapshot, as the rates and the forecast weights name them.
+FIGURES = ("lag", "produce_rate", "consume_rate", "lag_trend", "seconds_of_lag", "forecast_lag")
+RATE_COLUMNS = (*PARTITION_KEY, "ts", "consumer_id", *FIGURES)
 
 
 def partition_rates(history: DataFrame, spec: RateSpec) -> DataFrame:

@@ -17,30 +17,14 @@ from pyspark.sql import functions as F
 
 from lagassign.forecast.weights import ForecastWeights, GroupForecast
 from lagassign_pipeline.history import PARTITION_KEY
-from lagassign_pipeline.rates import RateSpec
+from lagassign_pipeline.rates import FIGURES, RateSpec
 
-FORECAST_COLUMNS = (
-    "cluster",
-    "group",
-    "topic",
-    "partition",
-    "ts",
-    "lag",
-    "produce_rate",
-    "consume_rate",
-    "lag_trend",
-    "seconds_of_lag",
-    "forecast_lag",
-    "weight",
-    "as_of",
-)
+FORECAST_COLUMNS = (*PARTITION_KEY, "ts", *FIGURES, "weight", "as_of")
 
 
 def latest_forecasts(rates: DataFrame, spec: RateSpec) -> DataFrame:
     """One row per live partition: its newest figures and the group's ``as_of``."""
-    newest = F.struct(
-        "ts", "lag", "produce_rate", "consume_rate", "lag_trend", "seconds_of_lag", "forecast_lag"
-    )
+    newest = F.struct("ts", *FIGURES)
     per_partition = rates.groupBy(*PARTITION_KEY).agg(F.max_by(newest, "ts").alias("n"))
     whole_group = Window.partitionBy("cluster", "group").rowsBetween(
         Window.unboundedPreceding, Window.unboundedFollowing
@@ -52,12 +36,7 @@ def latest_forecasts(rates: DataFrame, spec: RateSpec) -> DataFrame:
     return latest.where(live).select(
         *PARTITION_KEY,
         "ts",
-        "lag",
-        "produce_rate",
-        "consume_rate",
-        "lag_trend",
-        "seconds_of_lag",
-        "forecast_lag",
+        *FIGURES,
         F.round("forecast_lag").cast("long").alias("weight"),
         "as_of",
     )
