@@ -1,11 +1,9 @@
 package grouptest
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -73,13 +71,7 @@ func TestTheAdvisorRebalancesWhenTheSidecarAdvises(t *testing.T) {
 // produce writes count records to each of partitions.
 func produce(t *testing.T, partitions []partition, count int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client, err := kgo.NewClient(kgo.SeedBrokers(broker.bootstrap), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client, ctx := manualClient(t)
 	var batch []*kgo.Record
 	for _, p := range partitions {
 		for i := 0; i < count; i++ {

@@ -30,18 +30,26 @@ func name(kind string) string {
 	return fmt.Sprintf("golang.%s.%d.%d", kind, time.Now().UnixNano()%1_000_000, sequence.Add(1))
 }
 
+// manualClient is a client writing each record to the partition it names,
+// and a context of 60 s; both end with the test.
+func manualClient(t *testing.T) (*kgo.Client, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	client, err := kgo.NewClient(kgo.SeedBrokers(broker.bootstrap), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return client, ctx
+}
+
 // backlog creates topics of len(counts) partitions, writes counts[p] records
 // to partition p of each, and commits offset 0 for group when group is not
 // empty; it returns each partition's record count.
 func backlog(t *testing.T, group string, topics []string, counts []int) map[partition]int64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client, err := kgo.NewClient(kgo.SeedBrokers(broker.bootstrap), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client, ctx := manualClient(t)
 	admin := kadm.NewClient(client)
 	created, err := admin.CreateTopics(ctx, int32(len(counts)), 1, nil, topics...)
 	if err == nil {

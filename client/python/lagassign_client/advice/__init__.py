@@ -167,10 +167,8 @@ class RebalanceAdvisor:
         token: str | None = None,
         **kw: Any,
     ) -> RebalanceAdvisor:
-        """The advisor of a kafka-python ``KafkaConsumer`` using a ``KafkaPythonLagAssignor``.
-
-        The group id, and unless given the sidecar's URL and token, are the assignor's.
-        """
+        """The advisor of a kafka-python ``KafkaConsumer`` using a ``KafkaPythonLagAssignor``,
+        as :meth:`for_aiokafka` makes one."""
         from lagassign_client.advice.libraries import kafka_python_group
 
         return cls(

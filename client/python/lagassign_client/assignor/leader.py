@@ -51,6 +51,18 @@ class Decision:
         return AssignmentUserData(by=self.by, strategy=self.strategy, reason=self.reason)
 
 
+def _fallback(exc: FallbackReason, started: float, members: int, partitions: int) -> Decision:
+    """The decision to use the range assignor for ``exc``, timed from ``started``."""
+    return Decision(
+        by="range",
+        seconds=time.monotonic() - started,
+        reason=exc.reason,
+        message=str(exc),
+        members=members,
+        partitions=partitions,
+    )
+
+
 def _numbers(decision: Decision) -> str:
     """The decision's numbers; a lag nobody knows (a fallback, an answer made without any
     lag) is ``unknown``, never 0."""
@@ -165,13 +177,7 @@ class GroupLeader:
                 self.sidecar.post_assign(body, deadline), view, pause_gc=self.pause_gc
             )
         except NoMetadataYet as exc:
-            decision = Decision(
-                by="range",
-                seconds=time.monotonic() - started,
-                reason=exc.reason,
-                message=str(exc),
-                members=len(members),
-            )
+            decision = _fallback(exc, started, len(members), partitions=0)
             with self._lock:
                 self._last_decision = decision
             log.info(
@@ -182,14 +188,7 @@ class GroupLeader:
             )
             return None, decision
         except FallbackReason as exc:
-            decision = Decision(
-                by="range",
-                seconds=time.monotonic() - started,
-                reason=exc.reason,
-                message=str(exc),
-                members=len(members),
-                partitions=sum(counts.values()),
-            )
+            decision = _fallback(exc, started, len(members), sum(counts.values()))
             self._record(decision)
             # One line per fallback: the reason, then the numbers.
             log.warning(

@@ -1,7 +1,8 @@
 package io.lagassign;
 
 import static io.lagassign.Groups.cluster;
-import static io.lagassign.Groups.subscription;
+import static io.lagassign.Groups.configured;
+import static io.lagassign.Groups.twoMembersOnT0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,14 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.junit.jupiter.api.Test;
@@ -24,22 +21,6 @@ import org.junit.jupiter.api.Test;
 class DecisionMBeanTest {
     private static final Cluster CLUSTER = cluster(Map.of("t0", 4));
     private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
-
-    private static LagAssignor configured(URI url, String clientId) {
-        Map<String, Object> configs = Groups.consumerConfigs(url.toString());
-        configs.put("client.id", clientId);
-        configs.put(LagAssignor.TIMEOUT_MS_CONFIG, 1000);
-        LagAssignor assignor = new LagAssignor();
-        assignor.configure(configs);
-        return assignor;
-    }
-
-    private static GroupSubscription group() {
-        Map<String, Subscription> members = new TreeMap<>();
-        members.put("c-1", subscription(List.of("t0"), null, null));
-        members.put("c-2", subscription(List.of("t0"), null, null));
-        return new GroupSubscription(members);
-    }
 
     private static long counter(ObjectName name, String attribute) throws JMException {
         return (Long) SERVER.getAttribute(name, attribute);
@@ -55,12 +36,12 @@ class DecisionMBeanTest {
             assertTrue(SERVER.isRegistered(name));
             assertEquals(0L, counter(name, "decisions"));
             assertEquals("", SERVER.getAttribute(name, "last-decision"));
-            leader.assign(CLUSTER, group());
-            leader.assign(CLUSTER, group());
+            leader.assign(CLUSTER, twoMembersOnT0());
+            leader.assign(CLUSTER, twoMembersOnT0());
             try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.LAG_BLIND)) {
                 LagAssignor blind = configured(fake.url(), "orders-consumer-2");
                 try {
-                    blind.assign(CLUSTER, group());
+                    blind.assign(CLUSTER, twoMembersOnT0());
                     ObjectName other = blind.mbeanName().orElseThrow();
                     assertEquals(1L, counter(other, "decisions-lag_blind"));
                     assertEquals(1L, counter(other, "answers"));
@@ -102,7 +83,7 @@ class DecisionMBeanTest {
         LagAssignor first = configured(stopped, "orders-consumer-4");
         LagAssignor second = configured(stopped, "orders-consumer-4");
         ObjectName name = second.mbeanName().orElseThrow();
-        second.assign(CLUSTER, group());
+        second.assign(CLUSTER, twoMembersOnT0());
         first.close();
         assertTrue(SERVER.isRegistered(name), "closing the first must not remove the second's MBean");
         assertEquals(1L, counter(name, "fallbacks"));

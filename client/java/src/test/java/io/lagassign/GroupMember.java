@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -158,13 +159,7 @@ public final class GroupMember {
                     break;
                 }
                 if (!records.isEmpty()) {
-                    ObjectNode line = UserDataJson.MAPPER.createObjectNode();
-                    line.put("event", "consumed");
-                    line.put("ts", System.currentTimeMillis());
-                    ArrayNode list = line.putArray("records");
-                    for (ConsumerRecord<byte[], byte[]> record : records) {
-                        list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
-                    }
+                    ObjectNode line = consumedLine(records);
                     if (workMs > 0) {
                         work(workMs);
                     }
@@ -219,6 +214,35 @@ public final class GroupMember {
         }
     }
 
+    /** A {@code consumed} line: each record's topic, partition and offset. */
+    static ObjectNode consumedLine(Iterable<ConsumerRecord<byte[], byte[]>> records) {
+        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+        line.put("event", "consumed");
+        line.put("ts", System.currentTimeMillis());
+        ArrayNode list = line.putArray("records");
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
+        }
+        return line;
+    }
+
+    /** An {@code assigned} line's start: the member, its generation, its partitions, the assignor's note. */
+    static ObjectNode assignedLine(Consumer<?, ?> consumer, LagAssignor assignor) {
+        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+        line.put("event", "assigned");
+        line.put("ts", System.currentTimeMillis());
+        line.put("member_id", consumer.groupMetadata().memberId());
+        line.put("generation", consumer.groupMetadata().generationId());
+        partitionList(line.putArray("partitions"), consumer.assignment());
+        assignor.assignedBy().ifPresentOrElse(note -> {
+            ObjectNode noted = line.putObject("note");
+            noted.put("by", note.by());
+            noted.put("strategy", note.strategy());
+            noted.put("reason", note.reason());
+        }, () -> line.putNull("note"));
+        return line;
+    }
+
     private static void partitionList(ArrayNode list, Collection<TopicPartition> partitions) {
         List<TopicPartition> sorted = new ArrayList<>(partitions);
         sorted.sort((a, b) -> a.topic().equals(b.topic())
@@ -228,19 +252,8 @@ public final class GroupMember {
 
     private static void report(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
         LagAssignor assignor = RecordingLagAssignor.latest();
-        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
-        line.put("event", "assigned");
-        line.put("ts", System.currentTimeMillis());
-        line.put("member_id", consumer.groupMetadata().memberId());
-        line.put("generation", consumer.groupMetadata().generationId());
-        partitionList(line.putArray("partitions"), consumer.assignment());
+        ObjectNode line = assignedLine(consumer, assignor);
         partitionList(line.putArray("added"), partitions);
-        assignor.assignedBy().ifPresentOrElse(note -> {
-            ObjectNode noted = line.putObject("note");
-            noted.put("by", note.by());
-            noted.put("strategy", note.strategy());
-            noted.put("reason", note.reason());
-        }, () -> line.putNull("note"));
         assignor.lastDecision().ifPresentOrElse(decision -> {
             ObjectNode decided = line.putObject("decision");
             decided.put("by", decision.by());

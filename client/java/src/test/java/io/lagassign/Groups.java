@@ -1,5 +1,6 @@
 package io.lagassign;
 
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
@@ -50,6 +52,24 @@ final class Groups {
             out.put(memberId, names);
         });
         return out;
+    }
+
+    /** A shim configured as consumer {@code clientId} asking {@code url}, within a second. */
+    static LagAssignor configured(URI url, String clientId) {
+        Map<String, Object> configs = consumerConfigs(url.toString());
+        configs.put("client.id", clientId);
+        configs.put(LagAssignor.TIMEOUT_MS_CONFIG, 1000);
+        LagAssignor assignor = new LagAssignor();
+        assignor.configure(configs);
+        return assignor;
+    }
+
+    /** Members c-1 and c-2, both subscribed to t0 alone. */
+    static GroupSubscription twoMembersOnT0() {
+        Map<String, Subscription> members = new TreeMap<>();
+        members.put("c-1", subscription(List.of("t0"), null, null));
+        members.put("c-2", subscription(List.of("t0"), null, null));
+        return new GroupSubscription(members);
     }
 
     static Map<String, Object> consumerConfigs(String url) {

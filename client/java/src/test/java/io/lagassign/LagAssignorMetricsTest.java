@@ -1,7 +1,8 @@
 package io.lagassign;
 
 import static io.lagassign.Groups.cluster;
-import static io.lagassign.Groups.subscription;
+import static io.lagassign.Groups.configured;
+import static io.lagassign.Groups.twoMembersOnT0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,34 +12,14 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.URI;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 import org.junit.jupiter.api.Test;
 
 /** The Micrometer binder over the shim's MBeans: consumers before and after binding, and gone. */
 class LagAssignorMetricsTest {
     private static final Cluster CLUSTER = cluster(Map.of("t0", 4));
-
-    private static LagAssignor configured(URI url, String clientId) {
-        Map<String, Object> configs = Groups.consumerConfigs(url.toString());
-        configs.put("client.id", clientId);
-        configs.put(LagAssignor.TIMEOUT_MS_CONFIG, 1000);
-        LagAssignor assignor = new LagAssignor();
-        assignor.configure(configs);
-        return assignor;
-    }
-
-    private static GroupSubscription group() {
-        Map<String, Subscription> members = new TreeMap<>();
-        members.put("c-1", subscription(List.of("t0"), null, null));
-        members.put("c-2", subscription(List.of("t0"), null, null));
-        return new GroupSubscription(members);
-    }
 
     private static FunctionCounter decisions(SimpleMeterRegistry registry, String clientId, String outcome) {
         return registry.find(LagAssignorMetrics.DECISIONS).tag("client.id", clientId).tag("outcome", outcome)
@@ -53,10 +34,10 @@ class LagAssignorMetricsTest {
         new LagAssignorMetrics().bindTo(registry);
         LagAssignor after = null;
         try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.LAG_BLIND)) {
-            before.assign(CLUSTER, group());
-            before.assign(CLUSTER, group());
+            before.assign(CLUSTER, twoMembersOnT0());
+            before.assign(CLUSTER, twoMembersOnT0());
             after = configured(fake.url(), "metrics-consumer-2");
-            after.assign(CLUSTER, group());
+            after.assign(CLUSTER, twoMembersOnT0());
 
             assertEquals(2.0, decisions(registry, "metrics-consumer-1", "connection_refused").count());
             assertEquals(0.0, decisions(registry, "metrics-consumer-1", "sidecar").count());

@@ -1,6 +1,5 @@
 package io.lagassign;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
@@ -8,14 +7,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
@@ -78,14 +74,7 @@ public final class SpringMember {
             }
         });
         container.setMessageListener((BatchMessageListener<byte[], byte[]>) records -> {
-            ObjectNode line = UserDataJson.MAPPER.createObjectNode();
-            line.put("event", "consumed");
-            line.put("ts", System.currentTimeMillis());
-            ArrayNode list = line.putArray("records");
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                list.addArray().add(record.topic()).add(record.partition()).add(record.offset());
-            }
-            OUT.println(line);
+            OUT.println(GroupMember.consumedLine(records));
         });
         ConcurrentMessageListenerContainer<byte[], byte[]> listener =
                 new ConcurrentMessageListenerContainer<>(factory, container);
@@ -105,22 +94,7 @@ public final class SpringMember {
     private static void report(Consumer<?, ?> consumer, Collection<TopicPartition> partitions,
             SimpleMeterRegistry registry) {
         LagAssignor assignor = RecordingLagAssignor.latest();
-        ObjectNode line = UserDataJson.MAPPER.createObjectNode();
-        line.put("event", "assigned");
-        line.put("ts", System.currentTimeMillis());
-        line.put("member_id", consumer.groupMetadata().memberId());
-        line.put("generation", consumer.groupMetadata().generationId());
-        List<TopicPartition> held = new ArrayList<>(consumer.assignment());
-        held.sort((a, b) -> a.topic().equals(b.topic())
-                ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
-        ArrayNode list = line.putArray("partitions");
-        held.forEach(tp -> list.addArray().add(tp.topic()).add(tp.partition()));
-        assignor.assignedBy().ifPresentOrElse(note -> {
-            ObjectNode noted = line.putObject("note");
-            noted.put("by", note.by());
-            noted.put("strategy", note.strategy());
-            noted.put("reason", note.reason());
-        }, () -> line.putNull("note"));
+        ObjectNode line = GroupMember.assignedLine(consumer, assignor);
         ObjectNode fallbacks = line.putObject("fallbacks");
         assignor.fallbackCounts().forEach(fallbacks::put);
         double decisions = registry.find(LagAssignorMetrics.DECISIONS).functionCounters().stream()
