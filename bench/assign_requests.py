@@ -23,12 +23,15 @@ def request_body(
     compact: bool = False,
     answer_form: AnswerForm = "topics",
     strategy: str = "balanced",
+    protocol: str = "eager",
 ) -> dict[str, Any]:
     """The request for ``rebalance``, lags included."""
     subscriptions: dict[tuple[str, ...], int] = {}
     members: list[dict[str, Any]] = []
     for m in rebalance.members:
         member: dict[str, Any] = {"member_id": m.member_id}
+        if m.group_instance_id is not None:
+            member["group_instance_id"] = m.group_instance_id
         if compact:
             member["subscription"] = subscriptions.setdefault(m.topics, len(subscriptions))
         else:
@@ -44,6 +47,7 @@ def request_body(
         "partitions": dict(rebalance.partitions),
         "lags": {t: list(v) for t, v in rebalance.lags.items()},
         "strategy": strategy,
+        "protocol": protocol,
     }
     if compact:
         body["subscriptions"] = [list(topics) for topics in subscriptions]

@@ -26,13 +26,7 @@ from tests.service.serving import served
 
 pytestmark = pytest.mark.anyio
 
-KIP_REQUEST: dict[str, Any] = {
-    "group_id": "orders",
-    "members": [{"member_id": "C0", "topics": ["t0"]}, {"member_id": "C1", "topics": ["t0"]}],
-    "partitions": {"t0": 3},
-    "strategy": "lag-aware",
-    "lags": {"t0": [100_000, 60_000, 50_000]},
-}
+KIP_REQUEST = test_cli.KIP_REQUEST
 
 
 def app_with(environ: dict[str, str] | None = None, lag_view: Any = None) -> FastAPI:

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.assign_requests import request_body
 from lagassign.core.model import Rebalance
 from lagassign.core.strategies import STRATEGIES
 from lagassign.http.app import create_app
@@ -87,26 +88,6 @@ def test_bodies_from_the_openapi_schema(client: Client, body: dict[str, Any]) ->
     check_answer(client, json.dumps(body).encode())
 
 
-def request_of(rebalance: Rebalance, strategy: str, protocol: str) -> dict[str, Any]:
-    return {
-        "group_id": "fuzz",
-        "members": [
-            {
-                "member_id": m.member_id,
-                "group_instance_id": m.group_instance_id,
-                "topics": list(m.topics),
-                "owned": {t: list(ps) for t, ps in m.owned.items()},
-                "generation": m.generation,
-            }
-            for m in rebalance.members
-        ],
-        "partitions": dict(rebalance.partitions),
-        "lags": {t: list(v) for t, v in rebalance.lags.items()},
-        "strategy": strategy,
-        "protocol": protocol,
-    }
-
-
 @FUZZ_SETTINGS
 @given(
     rebalance=rebalances(max_lag=2**63 - 1),
@@ -116,5 +97,7 @@ def request_of(rebalance: Rebalance, strategy: str, protocol: str) -> dict[str, 
 def test_consistent_rebalances_get_valid_answers(
     client: Client, rebalance: Rebalance, strategy: str, protocol: str
 ) -> None:
-    body = json.dumps(request_of(rebalance, strategy, protocol)).encode()
+    body = json.dumps(
+        request_body(rebalance, "fuzz", strategy=strategy, protocol=protocol)
+    ).encode()
     assert check_answer(client, body) == 200
