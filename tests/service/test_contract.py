@@ -118,20 +118,24 @@ async def test_every_strategy_protocol_and_form_answers_as_its_schema_says() -> 
     assert revoked_any  # some cooperative answer carried revocations through the schema
 
 
-async def test_answers_from_each_lag_source_answer_as_the_schema_says(tmp_path: Path) -> None:
-    weights = tmp_path / "weights.json"
-    # Fresh forecast weights for "orders" that range's live layout skews (18 against 2):
-    # the advice weighs them, so the group is advised.
+def fresh_weights(folder: Path, group_id: str, topics: dict[str, tuple[int | None, ...]]) -> Path:
+    """A forecast weights file of one group's ``topics``, made 5 s ago (fresh)."""
+    path = folder / "weights.json"
     as_of = datetime.now(UTC) - timedelta(seconds=5)
     write_forecast_weights(
-        weights,
+        path,
         ForecastWeights(
             generated_at=as_of,
             horizon_seconds=300,
             window_seconds=900,
-            groups=(GroupForecast("default", "forecast", as_of, {"t0": (5, None, 1, 2)}),),
+            groups=(GroupForecast("default", group_id, as_of, topics),),
         ),
     )
+    return path
+
+
+async def test_answers_from_each_lag_source_answer_as_the_schema_says(tmp_path: Path) -> None:
+    weights = fresh_weights(tmp_path, "forecast", {"t0": (5, None, 1, 2)})
     view = FakeLagView(
         {
             "orders": snapshot_of("orders", {"t0": [7, None, 3, 1]}, reset_policy="earliest"),
@@ -272,17 +276,9 @@ async def check_advice(
 
 
 async def test_every_groups_answer_is_the_json_its_schema_declares(tmp_path: Path) -> None:
-    weights = tmp_path / "weights.json"
-    as_of = datetime.now(UTC) - timedelta(seconds=5)
-    write_forecast_weights(
-        weights,
-        ForecastWeights(
-            generated_at=as_of,
-            horizon_seconds=300,
-            window_seconds=900,
-            groups=(GroupForecast("default", "orders", as_of, {"t0": (9, 9, 1, 1)}),),
-        ),
-    )
+    # Fresh forecast weights for "orders" that range's live layout skews (18 against 2):
+    # the advice weighs them, so the group is advised.
+    weights = fresh_weights(tmp_path, "orders", {"t0": (9, 9, 1, 1)})
     view = FakeLagView(
         {
             "orders": live("orders"),
