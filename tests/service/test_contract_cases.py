@@ -57,7 +57,9 @@ def test_the_folder_holds_every_kind_of_case() -> None:
     assert any(case["revoked"] for case in VALID_ANSWERS.values() if any(case["revoked"].values()))
     assert any({} in case["assignment"].values() for case in VALID_ANSWERS.values())
     assert sum(VALID_ANSWERS["large"]["request"]["partitions"].values()) >= 1_000
-    assert set(INVALID_ANSWERS) == set(FAULTS)
+    # Beside the generated faults, readers' own cases written by hand (their "why" says so).
+    hand_written = {n for n, case in INVALID_ANSWERS.items() if "(hand-written" in case["why"]}
+    assert set(INVALID_ANSWERS) - hand_written == set(FAULTS)
 
 
 async def test_every_valid_request_is_answered_validly() -> None:
