@@ -82,6 +82,9 @@ func readAnswer(body []byte, view *groupView) (*answer, error) {
 	if json.Unmarshal(raw.Topics, &names) != nil || names == nil {
 		return nil, malformed("'topics' is not a list of topic names")
 	}
+	if len(setOf(names)) != len(names) {
+		return nil, malformed("'topics' names a topic twice")
+	}
 	given, err := packedMembers(raw.Assignment, "assignment")
 	if err != nil {
 		return nil, err
@@ -120,4 +123,13 @@ func readAnswer(body []byte, view *groupView) (*answer, error) {
 		out.meanLag = &meanLag
 	}
 	return out, nil
+}
+
+// setOf is the distinct strings of list.
+func setOf(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, item := range list {
+		set[item] = true
+	}
+	return set
 }

@@ -136,6 +136,9 @@ final class AssignAnswer {
             }
             out.add(json.getText());
         }
+        if (new HashSet<>(out).size() != out.size()) {
+            throw malformed("'topics' names a topic id twice");
+        }
         return out;
     }
 

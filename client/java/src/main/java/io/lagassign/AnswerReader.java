@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -222,6 +223,9 @@ final class AnswerReader {
         }
         if (json.currentToken() != JsonToken.END_ARRAY) {
             throw malformed("'topics' is not a list of topic names");
+        }
+        if (new HashSet<>(names).size() != names.size()) {
+            throw malformed("'topics' names a topic twice");
         }
         return names;
     }
