@@ -56,7 +56,13 @@ def refusal(exc: Exception, raw: bytes | bytearray | str, *, keys: bool = True) 
         field = f"{field}.{named[2]}" if field else named[2]
         problem = "Field required" if named[1] == "missing required" else "unknown field"
     elif enum and get_origin(kind) is Literal:
-        problem = f"must be {' or '.join(map(repr, get_args(kind)))}, not {enum[1]}"
+        *others, last = map(repr, get_args(kind))
+        choices = (
+            f"{', '.join(others)} or {last}"
+            if len(others) < 2
+            else f"one of {', '.join(others)}, {last}"
+        )
+        problem = f"must be {choices}, not {enum[1]}"
     return bad_field(field or "body", problem)
 
 
