@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from lagassign_client.wire.answer import read_answer
 from lagassign_client.wire.group import GroupView, Subscriber
 from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import (
+    CONTRACT,
     as_lists,
     contract_cases,
     giving_a_partition_twice,
@@ -227,3 +231,32 @@ def test_the_test_builders_break_an_answer_as_they_say() -> None:
     ):
         with pytest.raises(InvalidAnswer, match=problem):
             read_answer(json.dumps(broken(good())).encode(), VIEW)
+
+
+def test_the_shim_reads_a_packed_answer_without_numpy_and_msgspec() -> None:
+    """In a fresh interpreter where neither can be imported: the standard library's step."""
+    script = (
+        "import json, sys\n"
+        "sys.modules['numpy'] = sys.modules['msgspec'] = None\n"
+        "from lagassign_client.wire import answer_arrays, codec\n"
+        "from lagassign_client.wire.answer import read_answer\n"
+        "from tests.client.test_answer import view_of\n"
+        "assert not answer_arrays.AVAILABLE and codec.CODEC == 'json'\n"
+        "assert codec.ANSWER_FORM == 'packed'\n"
+        "case = json.loads(sys.stdin.read())\n"
+        "checked = read_answer(json.dumps(case['answer']).encode(), view_of(case['request']))\n"
+        "print(json.dumps({m: {t: list(ps) for t, ps in pairs}"
+        " for m, pairs in checked.assignment.items()}))\n"
+    )
+    case = (CONTRACT / "valid" / "eager.json").read_text()
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        input=case,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == json.loads(case)["assignment"]

@@ -82,7 +82,7 @@ def test_the_request_body_follows_the_http_contract() -> None:
         ],
         "partitions": {"t0": 3, "t1": 2},
         "protocol": "eager",
-        "answer_form": "packed",  # the fast extra is installed for the tests
+        "answer_form": "packed",  # whatever is installed
         "strategy": "balanced",
     }
 
