@@ -194,8 +194,8 @@ impl Placement<'_> {
     }
 }
 
-/// The chosen parts of `pick` against those of `other`, compared topic by topic as
-/// Python compares tuples of tuples.
+/// The chosen parts of `pick` against those of `other`, topic by topic, each topic's
+/// partitions in order (the tie-break between equally good re-splits).
 fn chosen_cmp(options: &[Vec<Part>], pick: &[usize], other: &[usize]) -> std::cmp::Ordering {
     for (choices, (&a, &b)) in options.iter().zip(pick.iter().zip(other)) {
         let order = choices[a].parts.cmp(&choices[b].parts);
@@ -242,7 +242,7 @@ mod tests {
     use super::for_each_combination;
 
     #[test]
-    fn combinations_come_in_pythons_order() {
+    fn combinations_come_in_lexicographic_order() {
         let mut seen = Vec::new();
         for_each_combination(4, 2, |c| seen.push(c.to_vec()));
         assert_eq!(

@@ -2,9 +2,9 @@
 //! flat partition, the partitions each member holds (in the order they came to it), each
 //! member's lag, and what each member holds by topic (kept until its partitions change).
 //!
-//! The order of a member's partitions is part of the answer: a partition given joins the
-//! end, a partition taken away leaves its place (the Python list's `append` and
-//! `remove`), and what a member holds by topic lists topics in order of first appearance.
+//! The order of a member's partitions decides which of equal lags a step picks: a
+//! partition given joins the end, a partition taken away leaves its place, and what a
+//! member holds by topic lists topics in order of first appearance.
 
 use std::rc::Rc;
 
