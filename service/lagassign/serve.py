@@ -2,7 +2,8 @@
 
 One worker per process because the lag cache lives in the process; scale with
 replicas. Refused settings are printed (one line per variable) and the command
-exits 2 without a traceback; so is a ``LAGASSIGN_HISTORY_DIR`` it cannot write.
+exits 2 without a traceback; so is a ``LAGASSIGN_HISTORY_DIR`` it cannot write, or
+that needs pyarrow where the ``history`` extra is not installed.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import TextIO
 import prometheus_client
 import uvicorn
 
+from lagassign.history.directory import check_history_dir
 from lagassign.history.errors import HistoryWriteError
-from lagassign.history.parquet import check_writable
 from lagassign.http.app import create_app
 from lagassign.http.connections import protocol_with_header_deadline
 from lagassign.redaction import configure_logging
@@ -55,7 +56,7 @@ def serve(environ: Mapping[str, str], stderr: TextIO) -> int:
     if settings.history_dir is not None:
         # Refused now rather than failing every refresh later, unseen.
         try:
-            check_writable(settings.history_dir)
+            check_history_dir(settings.history_dir)
         except HistoryWriteError as exc:
             stderr.write(f"lagassign serve: LAGASSIGN_HISTORY_DIR: {exc}\n")
             return EXIT_BAD_SETTINGS

@@ -241,7 +241,8 @@ def test_the_dashboard_is_valid_json_and_queries_exported_metrics(
 def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
     text = (REPO / "Dockerfile").read_text()
     stages = re.findall(r"^FROM\s+(\S+)", text, re.MULTILINE)
-    assert len(stages) == 2  # build, then a runtime without the build tools
+    # the Rust toolchain, the build, then a runtime without the build tools
+    assert stages == ["${RUST_IMAGE}", "${DEBIAN_IMAGE}", "${DEBIAN_IMAGE}"]
     assert dockerfile_uid() != 0
     healthcheck = re.search(r"^HEALTHCHECK .*?(?<!\\)$", text, re.MULTILINE | re.DOTALL)
     assert healthcheck is not None
@@ -249,16 +250,25 @@ def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
     assert re.search(r'^CMD \["serve"\]', text, re.MULTILINE)
     assert "--workers" not in text
     instructions = [line for line in text.splitlines() if line and not line.startswith("#")]
-    installs = [line for line in instructions if "pip install" in line]
-    assert installs == ["RUN /opt/lagassign/bin/pip install ."]  # no [dev], no [pipeline]
+    installs = [line for line in instructions if "/opt/lagassign" in line and " install " in line]
+    # no [dev], no [pipeline]: the history extra only when asked for (its own image tag)
+    assert installs == [
+        'RUN pip --python /opt/lagassign/bin/python install /wheels/numpy-*.whl ".${EXTRAS}"'
+    ]
+    assert 'ARG EXTRAS=""' in instructions
     for line in instructions:
         if line.startswith(("FROM", "RUN")):
             assert not re.search(r"jdk|java|spark|temurin", line, re.IGNORECASE), line
-    # The Rust extension is built in the build stage; the runtime stage has no toolchain.
-    build, runtime = re.split(r"^FROM .*$", text, flags=re.MULTILINE)[1:]
+    # The Rust extension and NumPy are built in the build stage; the runtime stage has no
+    # toolchain, and its venv has no pip (it is made --without-pip).
+    _, build, runtime = re.split(r"^FROM .*$", text, flags=re.MULTILINE)[1:]
     assert "COPY native ./native" in build
-    assert "/usr/local/cargo" in build
-    assert not re.search(r"cargo|rustup|gcc", runtime), runtime
+    assert "COPY --from=rust /usr/local/cargo /usr/local/cargo" in build
+    assert "RUN /usr/bin/python3.11 -m venv --without-pip /opt/lagassign" in build
+    assert "-Csetup-args=-Dblas=none" in build
+    assert not re.search(r"cargo|rustup|gcc|pip|wheels|PROXY_CA|/opt/build", runtime), runtime
+    # Debian's Python in both stages: the venv's interpreter is the runtime's
+    assert "python3.11 ca-certificates" in runtime
     ignored = [
         line
         for line in (REPO / ".dockerignore").read_text().splitlines()
@@ -267,6 +277,29 @@ def test_the_dockerfile_is_slim_non_root_and_checks_livez() -> None:
     assert ignored[:5] == ["*", "!pyproject.toml", "!setup.cfg", "!README.md", "!service/"]
     # setup.cfg tags the wheel abi3: the build stage copies it beside pyproject.toml
     assert "COPY pyproject.toml setup.cfg README.md ./" in build
+
+
+def test_the_base_images_are_named_once_and_a_proxy_ca_reaches_the_build() -> None:
+    text = (REPO / "Dockerfile").read_text()
+    instructions = [line for line in text.splitlines() if line and not line.startswith("#")]
+    images = re.findall(r"^ARG (\w+_IMAGE)=(\S+)$", text, re.MULTILINE)
+    assert dict(images) == {
+        "DEBIAN_IMAGE": "debian:bookworm-slim",
+        "RUST_IMAGE": "rust:1-slim-bookworm",
+    }
+    for _, image in images:  # each named once, in its ARG line
+        assert sum(image in line for line in instructions) == 1, image
+    # Every stage comes from an ARG or an earlier stage, never a name written in place.
+    for source in re.findall(r"^(?:FROM|COPY --from=)(\S+)", text, re.MULTILINE):
+        assert source.startswith("${") or source in {"rust", "build"}, source
+    build = re.split(r"^FROM .*$", text, flags=re.MULTILINE)[2]
+    assert 'ARG PROXY_CA=""' in build
+    assert "update-ca-certificates" in build
+    # pip and cargo read the system bundle the CA is added to, before any HTTPS download
+    # (apt reads Debian's archive over HTTP, its indexes signed)
+    for variable in ("PIP_CERT", "CARGO_HTTP_CAINFO", "SSL_CERT_FILE"):
+        assert f"{variable}=/etc/ssl/certs/ca-certificates.crt" in build
+    assert build.index("update-ca-certificates") < build.index("pip install --upgrade pip")
 
 
 def dockerfile_uid() -> int:

@@ -143,3 +143,19 @@ def test_the_strimzi_pod_monitor_scrapes_the_sidecar_deployment() -> None:
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     assert endpoint["port"] in {p["name"] for p in container["ports"]}
     assert endpoint["path"] == "/metrics"
+
+
+def test_every_sidecar_with_a_history_runs_the_history_image() -> None:
+    """LAGASSIGN_HISTORY_DIR needs pyarrow: the image built with the history extra."""
+    seen = []
+    for name in FILES:
+        for document in documents(name):
+            spec = document.get("spec", {}).get("template", {}).get("spec", {})
+            for container in spec.get("containers", []) + spec.get("initContainers", []):
+                if "/lagassign:" not in container.get("image", ""):
+                    continue
+                env = {e["name"] for e in container.get("env", [])}
+                history = container["image"].endswith("-history")
+                assert history == ("LAGASSIGN_HISTORY_DIR" in env), (name, container["name"])
+                seen.append(history)
+    assert sorted(set(seen)) == [False, True]

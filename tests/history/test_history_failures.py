@@ -27,8 +27,9 @@ from harness.broker import LocalKafka
 from harness.builders import commit, create_topic, produce
 from harness.poll import eventually
 from harness.sidecar import start_sidecar
+from lagassign.history.directory import check_writable
 from lagassign.history.errors import HistoryWriteError
-from lagassign.history.parquet import ParquetHistorySink, check_writable
+from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.lagview.listeners import Refresh
 from tests.history.builders import group, partition

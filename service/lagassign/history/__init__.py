@@ -2,18 +2,7 @@
 
 :data:`~lagassign.history.schema.HISTORY_SCHEMA` is the contract with the
 pipeline (``docs/history.md``); :class:`~lagassign.history.parquet.ParquetHistorySink`
-writes it under ``<history_dir>/date=YYYY-MM-DD/``.
+writes it under ``<history_dir>/date=YYYY-MM-DD/``. Both need pyarrow (the
+``history`` extra); :mod:`.recorder`, :mod:`.directory`, :mod:`.sink` and
+:mod:`.errors` do not, so the sidecar imports them without it.
 """
-
-from lagassign.history.errors import HistoryWriteError
-from lagassign.history.parquet import ParquetHistorySink
-from lagassign.history.schema import HISTORY_SCHEMA, history_table
-from lagassign.history.sink import HistorySink
-
-__all__ = [
-    "HISTORY_SCHEMA",
-    "HistorySink",
-    "HistoryWriteError",
-    "ParquetHistorySink",
-    "history_table",
-]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,24 +43,6 @@ class _OpenFile:
     partial: Path
     final: Path
     opened_at: float
-
-
-def check_writable(directory: str | os.PathLike[str]) -> Path:
-    """Make ``directory`` if need be and write and remove one small file in it.
-
-    Raises :class:`HistoryWriteError` saying why when it cannot: ``lagassign serve``
-    refuses to start on a history directory it could never write (a read-only
-    volume, another user's directory, a path through a file).
-    """
-    path = Path(directory)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".lagassign-write-check-") as probe:
-            probe.write(b"ok")
-            probe.flush()
-    except OSError as exc:
-        raise HistoryWriteError(f"history directory {path} is not writable: {exc}") from exc
-    return path
 
 
 class ParquetHistorySink:

@@ -20,7 +20,6 @@ from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.nudger import GroupNudger
 from lagassign.groups.report import live_status
-from lagassign.history.parquet import ParquetHistorySink
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
@@ -139,6 +138,9 @@ def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[Refre
         OutageLog(),
     ]
     if settings.history_dir is not None:
+        # Imported here: pyarrow comes with the history extra only (history/directory.py).
+        from lagassign.history.parquet import ParquetHistorySink
+
         sink = ParquetHistorySink(
             settings.history_dir,
             settings.cluster,
