@@ -184,6 +184,15 @@ async def fetch_on_demand(
     return None
 
 
+def covering_snapshot(request: AssignRequest, lag_view: LagReader) -> GroupSnapshot | None:
+    """The lag view's cached snapshot of the group when it lists every topic the request
+    subscribes to (the lag then comes from it alone), else None."""
+    snapshot = lag_view.snapshot(request.group_id)
+    if snapshot is None or not snapshot.topics() >= subscribed_topics(request):
+        return None
+    return snapshot
+
+
 async def choose_lag_source(
     request: AssignRequest,
     lag_view: LagReader | None,
@@ -200,12 +209,12 @@ async def choose_lag_source(
             return fitted
     if lag_view is None:
         return no_lag(counts)
-    named = subscribed_topics(request)
-    snapshot = lag_view.snapshot(request.group_id)
-    if snapshot is None or not snapshot.topics() >= named:
+    snapshot = covering_snapshot(request, lag_view)
+    if snapshot is None:
         # A new group, or a topic new to the group: the cache has not read it.
+        named = subscribed_topics(request)
         fetched = await fetch_on_demand(lag_view, request.group_id, named, budget_s)
-        snapshot = fetched or snapshot
+        snapshot = fetched or lag_view.snapshot(request.group_id)
     if snapshot is None:
         return no_lag(counts)
     return snapshot_lag_source(snapshot, request)

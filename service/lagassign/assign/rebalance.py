@@ -12,7 +12,12 @@ run, the answer is recorded and observed.
 What is heavy (the lag model, the strategy and the encoding) runs through the
 caller's :class:`Worker`: the HTTP route's runs it in a worker thread for a large
 request, after waiting for its turn. The lag model and the metrics are handed in
-(:data:`LagModel`, :class:`AnswerObserver`): their rooms sit above this one.
+(:class:`LagModel`, :class:`AnswerObserver`): their rooms sit above this one. The
+lag from the lag view's cached snapshot, after the model, is kept per group until
+its inputs change (:mod:`lagassign.assign.lag_cache`).
+
+A request whose client has gone is abandoned by the :class:`Worker` before each heavy
+step, and its answer, if already computed, is neither recorded nor observed.
 """
 
 from __future__ import annotations
@@ -26,7 +31,14 @@ from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.assign.collector import collector_paused
-from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
+from lagassign.assign.lag_cache import LagCache, LagInputs
+from lagassign.assign.lag_sources import (
+    LagSource,
+    choose_lag_source,
+    covering_snapshot,
+    subscribed_counts,
+    subscribed_topics,
+)
 from lagassign.assign.request import AssignRequest
 from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.forecast.source import ForecastSource
@@ -35,15 +47,29 @@ from lagassign.lagview.reader import LagReader
 
 T = TypeVar("T")
 
-#: The sidecar's lag model (``LAGASSIGN_LAG_MODEL``): the lag an answer balances, from
-#: the lag its source gave and the request.
-LagModel = Callable[[LagSource, AssignRequest], LagSource]
+
+class LagModel(Protocol):
+    """The sidecar's lag model (``LAGASSIGN_LAG_MODEL``): the lag an answer balances, from
+    the lag its source gave and the request."""
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource: ...
+
+    def inputs(self, group_id: str) -> object:
+        """What the model reads of the group besides the lag view's snapshot: an object a
+        refresh replaces (compared by identity, :mod:`lagassign.assign.lag_cache`)."""
+        ...
 
 
 class Worker(Protocol):
     """Where heavy work runs: here, or off the event loop once the request has its turn."""
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T: ...
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``; the caller's own exception instead when the client has gone."""
+        ...
+
+    async def check_client(self) -> None:
+        """Raise (the caller's own exception) when the client that asked has gone."""
+        ...
 
 
 class AnswerObserver(Protocol):
@@ -64,6 +90,7 @@ class AssignParts:
     answers: AnswerLog
     observer: AnswerObserver
     lag_model: LagModel | None = None
+    lag_cache: LagCache | None = None
 
 
 async def answer_rebalance(
@@ -88,18 +115,54 @@ async def answer_rebalance(
         check_members(
             request.group_id, (m.member_id for m in request.members), lag_view.snapshots()
         )
-    lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
-    if parts.lag_model is not None:
-        lag = await worker.run(parts.lag_model, lag, request)
+    lag = await balanced_lag(request, parts, worker, budget_s)
     answer, body, topics = await worker.run(
         answer_body_topics, request, lag, parts.default_strategy, by_id
     )
     if lag_view is not None:
         lag_view.track(request.group_id, topics)
+    # Nobody reads the answer of a client that has gone: it must not become the group's last.
+    await worker.check_client()
     if not dry_run:
         parts.answers.record(answer)
         parts.observer.observe_answer(answer, time.perf_counter() - started)
     return body
+
+
+async def balanced_lag(
+    request: AssignRequest, parts: AssignParts, worker: Worker, budget_s: float
+) -> LagSource:
+    """The lag the answer balances: from its best source through the lag model, or kept
+    from an earlier request of the group with the same inputs (``parts.lag_cache``)."""
+    inputs = lag_inputs(request, parts)
+    cache = parts.lag_cache
+    if cache is not None and inputs is not None:
+        kept = cache.get(request.group_id, inputs)
+        if kept is not None:
+            return kept
+    lag = await choose_lag_source(request, parts.lag_view, parts.forecast, budget_s)
+    if parts.lag_model is not None:
+        lag = await worker.run(parts.lag_model, lag, request)
+    if cache is not None and inputs is not None:
+        cache.put(request.group_id, inputs, lag)
+    return lag
+
+
+def lag_inputs(request: AssignRequest, parts: AssignParts) -> LagInputs | None:
+    """What the request's lag is computed from, when that is the lag view's cached
+    snapshot alone (no lags of its own, no forecast); None otherwise."""
+    if request.lags is not None or parts.forecast is not None or parts.lag_view is None:
+        return None
+    snapshot = covering_snapshot(request, parts.lag_view)
+    if snapshot is None:
+        return None
+    model = parts.lag_model
+    counts = tuple(sorted(subscribed_counts(request).items()))
+    return LagInputs(
+        snapshot=snapshot,
+        model_inputs=None if model is None else model.inputs(request.group_id),
+        shape=(counts, request.reset_policy, len(request.members)),
+    )
 
 
 def answer_body_topics(

@@ -13,6 +13,12 @@ alone, and at most ``LAGASSIGN_MAX_HEAVY_REQUESTS`` large ones run at once
 (:mod:`lagassign.http.heavy`). A large body's counts are checked before it is decoded
 (:mod:`lagassign.assign.request_counts`).
 
+A client that goes away is not worked for: once its body is read, its connection is
+watched; a wait for a turn ends when it closes, no further heavy step starts, and an
+answer computed meanwhile is not recorded (Starlette's ``ClientDisconnect``, logged at
+DEBUG). The lag an answer balances is kept per group between two refreshes of the lag
+view (:mod:`lagassign.assign.lag_cache`), one cache per lag view.
+
 ``POST /assign?dry_run=true`` answers the same way but records nothing: the answer
 does not become the group's last answer (so ``/groups`` and
 ``lagassign_live_assignment_matches`` keep comparing the live assignment with the
@@ -22,13 +28,18 @@ last real one) and no answer metric moves. For hand-made requests and what-ifs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
+from starlette.requests import ClientDisconnect
 
 from lagassign.assign.collector import request_paused
+from lagassign.assign.lag_cache import LagCache
 from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.rebalance import AssignParts, LagModel, answer_rebalance
 from lagassign.assign.request import (
@@ -115,12 +126,14 @@ async def assign(
         answers=answers,
         observer=metrics.assign,
         lag_model=lag_model_of(settings, rates, lag_view),
+        lag_cache=lag_cache_of(lag_view),
     )
     turn = Turn(heavy)
     try:
         # A large body takes its turn before it is read in full: the bodies held at
         # once are bounded by the turns, not by the connections.
         raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s, turn)
+        turn.watch(request)
         async with request_paused(len(raw) > LIGHT_BODY_BYTES):
             parsed, cost = await turn.run(checked_request, raw, settings.request_limits)
             turn.wanted = cost > LIGHT_COST
@@ -135,28 +148,83 @@ class Turn:
 
     The use case's :class:`~lagassign.assign.rebalance.Worker`: once the turn is
     ``wanted`` (the request is heavy) it is taken before the next piece of work, and
-    work runs in a worker thread while it is held.
+    work runs in a worker thread while it is held. Once :meth:`watch` has started
+    (the body is read), a client that closes its connection ends a wait for the turn
+    and every later step with ``ClientDisconnect``.
     """
 
     def __init__(self, heavy: HeavyWork) -> None:
         self.heavy = heavy
         self.held = False
         self.wanted = False
+        self.left = asyncio.Event()
+        self._watcher: asyncio.Task[None] | None = None
+
+    def watch(self, request: Request) -> None:
+        """Watch the connection of ``request``, whose body has been read in full."""
+        self._watcher = asyncio.create_task(watch_disconnect(request, self.left))
 
     async def take(self) -> None:
-        if not self.held:
+        if self.held:
+            return
+        if self._watcher is None:
             await self.heavy.turn()
             self.held = True
+            return
+        turn = asyncio.ensure_future(self.heavy.turn())
+        left = asyncio.ensure_future(self.left.wait())
+        try:
+            await asyncio.wait((turn, left), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            left.cancel()
+            if not turn.done():
+                turn.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await turn
+        if not turn.cancelled():
+            turn.result()  # Busy, when no turn came in time
+            self.held = True
+        await self.check_client()
+
+    async def check_client(self) -> None:
+        if self.left.is_set():
+            raise ClientDisconnect()
 
     def release(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
         if self.held:
             self.held = False
             self.heavy.release()
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
+        await self.check_client()
         if self.wanted:
             await self.take()
         return await off_loop(self.held, function, *args)
+
+
+async def watch_disconnect(request: Request, left: asyncio.Event) -> None:
+    """Set ``left`` when the client closes its connection (nothing else is left to receive)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            left.set()
+            return
+
+
+#: One cache of balanced lags per lag view (its snapshots are what the cache is keyed by).
+_LAG_CACHES: weakref.WeakKeyDictionary[LagReader, LagCache] = weakref.WeakKeyDictionary()
+
+
+def lag_cache_of(lag_view: LagReader | None) -> LagCache | None:
+    """The lag view's cache of balanced lags (none without a lag view)."""
+    if lag_view is None:
+        return None
+    cache = _LAG_CACHES.get(lag_view)
+    if cache is None:
+        cache = _LAG_CACHES[lag_view] = LagCache()
+    return cache
 
 
 def lag_model_of(
@@ -166,26 +234,46 @@ def lag_model_of(
     if rates is None:
         return None
     if settings.lag_model == "load":
-
-        def loaded(lag: LagSource, request: AssignRequest) -> LagSource:
-            return with_load(lag, request.group_id, rates, settings.load_horizon_s)
-
-        return loaded
+        return LoadModel(rates, settings.load_horizon_s)
     if settings.lag_model == "drain" and lag_view is not None:
-        view = lag_view
-
-        def drained(lag: LagSource, request: AssignRequest) -> LagSource:
-            return with_drain(
-                lag,
-                request.group_id,
-                rates,
-                live_of(view.snapshot(request.group_id)),
-                members=len(request.members),
-                capacity_setting=settings.member_capacity,
-            )
-
-        return drained
+        return DrainModel(rates, lag_view, settings.member_capacity)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadModel:
+    """``load``: the lag plus each partition's produce rate x a fixed horizon."""
+
+    rates: RateWindow
+    horizon_s: float
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
+        return with_load(lag, request.group_id, self.rates, self.horizon_s)
+
+    def inputs(self, group_id: str) -> object:
+        return self.rates.group_windows(group_id)
+
+
+@dataclass(frozen=True, slots=True)
+class DrainModel:
+    """``drain``: the lag plus each partition's produce rate x the group's catch-up horizon."""
+
+    rates: RateWindow
+    lag_view: LagReader
+    capacity_setting: float | None
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
+        return with_drain(
+            lag,
+            request.group_id,
+            self.rates,
+            live_of(self.lag_view.snapshot(request.group_id)),
+            members=len(request.members),
+            capacity_setting=self.capacity_setting,
+        )
+
+    def inputs(self, group_id: str) -> object:
+        return self.rates.group_windows(group_id)
 
 
 def dry_run_of(request: Request) -> bool:

@@ -1,0 +1,176 @@
+"""The lag an answer balances is kept per group between two refreshes (assign/lag_cache.py).
+
+The use case runs over a lag view holding real snapshots, the real rate window and
+the sidecar's drain model; only the model is counted, by a wrapper around it, to see
+when it ran.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+
+from lagassign.assign.answer import Answer
+from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.lag_cache import LagCache, LagInputs
+from lagassign.assign.lag_sources import LagSource
+from lagassign.assign.rebalance import AssignParts, answer_rebalance
+from lagassign.assign.request import AssignRequest, parse_assign_request
+from lagassign.http.assign import DrainModel
+from lagassign.rates.window import RateWindow
+from tests.service.fake_lag_view import FakeLagView, snapshot_of
+
+pytestmark = pytest.mark.anyio
+
+T = TypeVar("T")
+GROUP = "orders"
+LAGS = {"t0": [9_000, 10, 10, 10], "t1": [5_000, 4_000]}
+
+
+class Here:
+    """Work runs where it is called; the client never goes."""
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        return function(*args)
+
+    async def check_client(self) -> None:
+        return None
+
+
+class Observed:
+    def __init__(self) -> None:
+        self.answers: list[Answer] = []
+
+    def observe_answer(self, answer: Answer, seconds: float) -> None:
+        self.answers.append(answer)
+
+
+class CountedModel:
+    """The drain model, with the calls that reached it counted."""
+
+    def __init__(self, model: DrainModel) -> None:
+        self.model = model
+        self.calls = 0
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
+        self.calls += 1
+        return self.model(lag, request)
+
+    def inputs(self, group_id: str) -> object:
+        return self.model.inputs(group_id)
+
+
+class Group:
+    """One group's lag view and rate window, refreshed by hand."""
+
+    def __init__(self) -> None:
+        self.view = FakeLagView()
+        self.rates = RateWindow(refresh_interval_s=10)
+        self.at = datetime.now(UTC) - timedelta(seconds=60)
+        self.refresh(LAGS)
+        self.model = CountedModel(DrainModel(self.rates, self.view, None))
+        self.cache = LagCache()
+
+    def refresh(self, lags: dict[str, list[int]]) -> None:
+        """A new snapshot (the lag view replaces it) and its point in the rate window."""
+        self.at += timedelta(seconds=10)
+        snapshot = snapshot_of(GROUP, lags, as_of=self.at)
+        self.view.cached[GROUP] = snapshot
+        self.rates.record(snapshot)
+
+    async def answer(self, members: int = 2, **changes: Any) -> dict[str, Any]:
+        body = {
+            "group_id": GROUP,
+            "members": [{"member_id": f"m-{i}", "topics": ["t0", "t1"]} for i in range(members)],
+            "partitions": {"t0": 4, "t1": 2},
+            **changes,
+        }
+        parts = AssignParts(
+            default_strategy="balanced",
+            on_demand_budget_s=0.0,
+            lag_view=self.view,
+            forecast=None,
+            answers=AnswerLog(),
+            observer=Observed(),
+            lag_model=self.model,
+            lag_cache=self.cache,
+        )
+        raw = await answer_rebalance(
+            parse_assign_request(json.dumps(body)), parts, Here(), started=time.perf_counter()
+        )
+        answer: dict[str, Any] = json.loads(raw)
+        return answer
+
+
+def without_times(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer less what differs between two computations of it (times)."""
+    lag = {k: v for k, v in answer["lag"].items() if k != "age_seconds"}
+    stats = {k: v for k, v in answer["stats"].items() if k != "compute_ms"}
+    return {**answer, "lag": lag, "stats": stats}
+
+
+async def test_a_cold_cache_answers_as_no_cache_would_and_keeps_the_lag() -> None:
+    group = Group()
+    cold = await group.answer()
+    group.cache = None  # type: ignore[assignment]
+    uncached = await group.answer()
+    assert without_times(cold) == without_times(uncached)
+    assert cold["lag"]["source"] == "kafka-drain"
+    assert group.model.calls == 2
+
+
+async def test_the_same_inputs_reuse_the_lag_without_running_the_model() -> None:
+    group = Group()
+    first = await group.answer()
+    again = await group.answer()
+    assert group.model.calls == 1
+    assert (group.cache.hits, group.cache.misses) == (1, 1)
+    assert without_times(again) == without_times(first)
+
+
+async def test_a_refresh_makes_the_next_answer_read_the_new_lag() -> None:
+    group = Group()
+    before = await group.answer()
+    group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]})
+    after = await group.answer()
+    assert group.model.calls == 2
+    assert after["stats"]["max_lag"] != before["stats"]["max_lag"]
+    # The new snapshot's lag, as an uncached answer reads it.
+    group.cache = None  # type: ignore[assignment]
+    assert without_times(await group.answer()) == without_times(after)
+
+
+async def test_another_member_count_or_partition_count_is_computed_anew() -> None:
+    group = Group()
+    await group.answer(members=2)
+    await group.answer(members=3)  # the drain horizon reads the member count
+    await group.answer(members=3, partitions={"t0": 3, "t1": 2})
+    assert group.model.calls == 3
+    assert group.cache.hits == 0
+
+
+async def test_lags_of_the_request_itself_are_never_kept() -> None:
+    group = Group()
+    own = {"t0": [1, 1, 1, 1], "t1": [1, 100]}
+    first = await group.answer(lags=own)
+    second = await group.answer(lags=own)
+    assert first["lag"]["source"] == second["lag"]["source"] == "request"
+    assert len(group.cache) == 0
+    assert (group.cache.hits, group.cache.misses) == (0, 0)
+
+
+async def test_the_least_recently_used_group_is_dropped_past_the_bound() -> None:
+    cache = LagCache(max_groups=2)
+    snapshot = snapshot_of(GROUP, LAGS)
+    lag = LagSource(source="kafka")
+    inputs = LagInputs(snapshot, None, ())
+    for group_id in ("a", "b", "c"):
+        cache.put(group_id, inputs, lag)
+    assert len(cache) == 2
+    assert cache.get("a", inputs) is None
+    assert cache.get("c", inputs) is lag
