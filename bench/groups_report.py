@@ -21,7 +21,7 @@ from typing import Any
 
 from lagassign.groups.page import render_group
 from lagassign.groups.report import GroupReport, group_report
-from lagassign.http.schemas_groups import GroupOut
+from lagassign.http.schemas_group import GroupOut
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription, PartitionLag
 
 AS_OF = datetime(2026, 11, 23, tzinfo=UTC)

@@ -13,7 +13,7 @@ from lagassign.groups.page import render_group
 from lagassign.groups.rates import group_rates
 from lagassign.groups.report import group_report, live_assignment
 from lagassign.groups.sparkline import lag_sparkline
-from lagassign.http.schemas_groups import GroupOut
+from lagassign.http.schemas_group import GroupOut
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.metrics.rates import RatesCollector

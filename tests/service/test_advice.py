@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from lagassign.groups.advice import AdvicePolicy, AdviceState, Outcome, advise
-from lagassign.http.schemas_groups import AdviceOut
+from lagassign.http.schemas_advice import AdviceOut
 from lagassign.lagview.snapshot import GroupSnapshot
 from tests.service.group_builders import AS_OF, snapshot_of
 

@@ -22,7 +22,7 @@ from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_for
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.advice_weights import contradicted
-from lagassign.http.schemas_groups import AdviceOut
+from lagassign.http.schemas_advice import AdviceOut
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.rates.window import RateWindow

@@ -22,7 +22,7 @@ from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.advice_weights import forecast_covers, weighed
 from lagassign.groups.assignment_digest import assignment_digest
-from lagassign.http.schemas_groups import AdviceOut
+from lagassign.http.schemas_advice import AdviceOut
 from lagassign.lagview.listeners import Refresh
 from lagassign.rates.window import RateWindow
 from tests.service.group_builders import AS_OF, lag_row, snapshot_of

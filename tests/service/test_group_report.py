@@ -17,7 +17,8 @@ from lagassign.groups.report import (
     group_summary,
     live_assignment,
 )
-from lagassign.http.schemas_groups import GroupOut, GroupSummaryOut, LiveMatchOut
+from lagassign.http.schemas_group import GroupOut, LiveMatchOut
+from lagassign.http.schemas_groups import GroupSummaryOut
 from lagassign.lagview.snapshot import GroupSnapshot
 from tests.service.group_builders import AS_OF, answer_record, lag_row, snapshot_of
 

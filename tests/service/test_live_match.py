@@ -9,7 +9,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.answer_log import AnswerRecord
 from lagassign.groups.report import compare_live, group_report, live_assignment, live_status
-from lagassign.http.schemas_groups import GroupOut
+from lagassign.http.schemas_group import GroupOut
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.live_match import LiveMatchCollector

@@ -17,7 +17,7 @@ from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.nudger import GroupNudger, nudge_line
 from lagassign.groups.page import render_group
 from lagassign.groups.report import group_report
-from lagassign.http.schemas_groups import AdviceOut
+from lagassign.http.schemas_advice import AdviceOut
 from lagassign.lagview.kafka.groups import NUDGE_TOPIC, consumer_group_answer
 from lagassign.lagview.kafka.nudge import NudgeResult
 from lagassign.lagview.kafka.protocol import DescribedConsumerGroup, DescribedConsumerMember

@@ -19,7 +19,7 @@ from lagassign.groups.advice import AdvicePolicy, not_fresh
 from lagassign.http.auth import require_token
 from lagassign.http.parts import AdviceDep, LagViewDep
 from lagassign.http.schemas import error_responses
-from lagassign.http.schemas_groups import AdviceOut
+from lagassign.http.schemas_advice import AdviceOut
 
 router = APIRouter(tags=["groups"], dependencies=[Depends(require_token)])
 

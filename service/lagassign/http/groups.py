@@ -42,9 +42,9 @@ from lagassign.http.parts import (
     SettingsDep,
 )
 from lagassign.http.schemas import WireModel, error_responses
+from lagassign.http.schemas_group import GroupOut
 from lagassign.http.schemas_groups import (
     ForecastWeightsOut,
-    GroupOut,
     GroupsOut,
     GroupSummaryOut,
     HistoryOut,
