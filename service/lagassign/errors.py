@@ -25,8 +25,18 @@ from typing import Any
 
 
 class LagassignError(Exception):
+    """Base of every error; a subclass names its ``code`` and ``status`` where it is declared:
+    ``class TooLarge(LagassignError, code="too_large", status=413)``. A subclass that
+    names no status keeps its parent's."""
+
     code = "error"
     status = 500
+
+    def __init_subclass__(cls, *, code: str, status: int | None = None) -> None:
+        super().__init_subclass__()
+        cls.code = code
+        if status is not None:
+            cls.status = status
 
     def __init__(self, message: str, details: Any = None) -> None:
         super().__init__(message)
@@ -38,70 +48,44 @@ class LagassignError(Exception):
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 
 
-class BadRequest(LagassignError, ValueError):
-    code = "invalid_request"
-    status = 400
+class BadRequest(LagassignError, ValueError, code="invalid_request", status=400): ...
 
 
-class InvalidJson(BadRequest):
-    code = "invalid_json"
+class InvalidJson(BadRequest, code="invalid_json"): ...
 
 
-class WrongGroup(BadRequest):
+class WrongGroup(BadRequest, code="wrong_group"):
     """An ``/assign`` request whose members the lag view knows in another group, none in its own."""
 
-    code = "wrong_group"
+
+class InvalidHost(LagassignError, code="invalid_host", status=400): ...
 
 
-class InvalidHost(LagassignError):
-    code = "invalid_host"
-    status = 400
+class Unauthorized(LagassignError, code="unauthorized", status=401): ...
 
 
-class Unauthorized(LagassignError):
-    code = "unauthorized"
-    status = 401
+class UnknownGroup(LagassignError, code="not_found", status=404): ...
 
 
-class UnknownGroup(LagassignError):
-    code = "not_found"
-    status = 404
-
-
-class UnresolvedGroup(UnknownGroup):
+class UnresolvedGroup(UnknownGroup, code="unknown_group"):
     """A topic-id ``/assign`` request none of whose members the lag view knows yet."""
 
-    code = "unknown_group"
 
-
-class UnknownTopicId(UnknownGroup):
+class UnknownTopicId(UnknownGroup, code="unknown_topic"):
     """A topic-id ``/assign`` request naming a topic id the lag view has not seen yet."""
 
-    code = "unknown_topic"
 
-
-class AmbiguousGroup(LagassignError):
+class AmbiguousGroup(LagassignError, code="ambiguous_group", status=409):
     """A topic-id ``/assign`` request whose known members belong to more than one group."""
 
-    code = "ambiguous_group"
-    status = 409
+
+class RequestTimeout(LagassignError, code="request_timeout", status=408): ...
 
 
-class RequestTimeout(LagassignError):
-    code = "request_timeout"
-    status = 408
+class TooLarge(LagassignError, code="too_large", status=413): ...
 
 
-class TooLarge(LagassignError):
-    code = "too_large"
-    status = 413
+class UnsupportedMediaType(LagassignError, code="unsupported_media_type", status=415): ...
 
 
-class UnsupportedMediaType(LagassignError):
-    code = "unsupported_media_type"
-    status = 415
-
-
-class Unavailable(LagassignError):
-    code = "unavailable"
-    status = 503
+class Unavailable(LagassignError, code="unavailable", status=503): ...

@@ -45,13 +45,10 @@ from lagassign.errors import LagassignError, Unavailable
 log = logging.getLogger(__name__)
 
 
-class InvalidHttp(LagassignError):
-    code = "invalid_http"
-    status = 400
+class InvalidHttp(LagassignError, code="invalid_http", status=400): ...
 
 
-class TooManyConnections(Unavailable):
-    code = "too_many_connections"
+class TooManyConnections(Unavailable, code="too_many_connections"): ...
 
 
 #: The paths that pass the cap, and how many of their requests may be in progress at once.

@@ -28,8 +28,7 @@ LIGHT_BODY_BYTES = 64 * 1024
 RETRY_AFTER_S = 1
 
 
-class Busy(Unavailable):
-    code = "busy"
+class Busy(Unavailable, code="busy"):
     retry_after_s = RETRY_AFTER_S
 
 
