@@ -23,30 +23,30 @@ from __future__ import annotations
 
 
 class FallbackReason(Exception):
-    """Base of every reason to fall back; ``reason`` is the counter's label."""
+    """Base of every reason to fall back; ``reason`` is the counter's label, named where
+    the subclass is declared (``class SidecarTimeout(FallbackReason, reason="timeout")``)."""
 
     reason = "fallback"
 
-
-class SidecarTimeout(FallbackReason):
-    reason = "timeout"
-
-
-class SidecarUnreachable(FallbackReason):
-    reason = "unreachable"
+    def __init_subclass__(cls, *, reason: str | None = None) -> None:
+        super().__init_subclass__()
+        if reason is not None:
+            cls.reason = reason
 
 
-class SidecarUnknownHost(SidecarUnreachable):
-    reason = "unknown_host"
+class SidecarTimeout(FallbackReason, reason="timeout"): ...
 
 
-class SidecarRefused(SidecarUnreachable):
-    reason = "connection_refused"
+class SidecarUnreachable(FallbackReason, reason="unreachable"): ...
 
 
-class SidecarStatus(FallbackReason):
-    reason = "status"
+class SidecarUnknownHost(SidecarUnreachable, reason="unknown_host"): ...
 
+
+class SidecarRefused(SidecarUnreachable, reason="connection_refused"): ...
+
+
+class SidecarStatus(FallbackReason, reason="status"):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
@@ -56,16 +56,13 @@ WITHHELD = "the answer withholds partitions in 'revoked' in an eager rebalance"
 """Why an eager rebalance refuses an answer that lists partitions in ``revoked``."""
 
 
-class MalformedAnswer(FallbackReason):
-    reason = "malformed"
+class MalformedAnswer(FallbackReason, reason="malformed"): ...
 
 
-class InvalidAnswer(FallbackReason):
-    reason = "invalid"
+class InvalidAnswer(FallbackReason, reason="invalid"): ...
 
 
-class IncompleteMetadata(FallbackReason):
-    reason = "metadata"
+class IncompleteMetadata(FallbackReason, reason="metadata"): ...
 
 
 class NoMetadataYet(IncompleteMetadata):
