@@ -1,4 +1,5 @@
-"""The lag an answer balances is kept per group between two refreshes (assign/lag_cache.py).
+"""The lag an answer balances is kept per group between two refreshes (assign/lag_cache.py)
+and made ready after each refresh (assign/lag_warmer.py).
 
 The use case runs over a lag view holding real snapshots, the real rate window and
 the sidecar's drain model; only the model is counted, by a wrapper around it, to see
@@ -19,9 +20,11 @@ from lagassign.assign.answer import Answer
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.assign.lag_cache import LagCache, LagInputs
 from lagassign.assign.lag_sources import LagSource
+from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import AssignRequest, parse_assign_request
 from lagassign.http.assign import DrainModel
+from lagassign.lagview.listeners import Refresh
 from lagassign.rates.window import RateWindow
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
@@ -76,20 +79,16 @@ class Group:
         self.model = CountedModel(DrainModel(self.rates, self.view, None))
         self.cache = LagCache()
 
-    def refresh(self, lags: dict[str, list[int]]) -> None:
+    def refresh(self, lags: dict[str, list[int]]) -> Refresh:
         """A new snapshot (the lag view replaces it) and its point in the rate window."""
         self.at += timedelta(seconds=10)
         snapshot = snapshot_of(GROUP, lags, as_of=self.at)
         self.view.cached[GROUP] = snapshot
         self.rates.record(snapshot)
+        return Refresh(duration_s=0.1, ok=True, fresh=[snapshot])
 
     async def answer(self, members: int = 2, **changes: Any) -> dict[str, Any]:
-        body = {
-            "group_id": GROUP,
-            "members": [{"member_id": f"m-{i}", "topics": ["t0", "t1"]} for i in range(members)],
-            "partitions": {"t0": 4, "t1": 2},
-            **changes,
-        }
+        body = body_of(GROUP, members, **changes)
         parts = AssignParts(
             default_strategy="balanced",
             on_demand_budget_s=0.0,
@@ -105,6 +104,15 @@ class Group:
         )
         answer: dict[str, Any] = json.loads(raw)
         return answer
+
+
+def body_of(group_id: str, members: int = 2, **changes: Any) -> dict[str, Any]:
+    return {
+        "group_id": group_id,
+        "members": [{"member_id": f"m-{i}", "topics": ["t0", "t1"]} for i in range(members)],
+        "partitions": {"t0": 4, "t1": 2},
+        **changes,
+    }
 
 
 def without_times(answer: dict[str, Any]) -> dict[str, Any]:
@@ -145,6 +153,23 @@ async def test_a_refresh_makes_the_next_answer_read_the_new_lag() -> None:
     assert without_times(await group.answer()) == without_times(after)
 
 
+async def test_after_a_refresh_the_lag_is_ready_for_the_next_request() -> None:
+    group = Group()
+    warmer = LagWarmer(group.cache, group.view)
+    await warmer.refreshed(group.refresh(LAGS))
+    await warmer.ready()
+    assert warmer.warmed == 0  # nothing kept yet: nothing to make ready
+    await group.answer(members=3)
+    assert group.model.calls == 1
+    await warmer.refreshed(group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]}))
+    await warmer.ready()
+    assert (warmer.warmed, group.model.calls) == (1, 2)
+    ready = await group.answer(members=3)
+    assert group.model.calls == 2  # the request found it
+    group.cache = None  # type: ignore[assignment]
+    assert without_times(await group.answer(members=3)) == without_times(ready)
+
+
 async def test_another_member_count_or_partition_count_is_computed_anew() -> None:
     group = Group()
     await group.answer(members=2)
@@ -170,7 +195,7 @@ async def test_the_least_recently_used_group_is_dropped_past_the_bound() -> None
     lag = LagSource(source="kafka")
     inputs = LagInputs(snapshot, None, ())
     for group_id in ("a", "b", "c"):
-        cache.put(group_id, inputs, lag)
+        cache.put(parse_assign_request(json.dumps(body_of(group_id))), inputs, lag, None)
     assert len(cache) == 2
     assert cache.get("a", inputs) is None
     assert cache.get("c", inputs) is lag

@@ -4,7 +4,8 @@ Fitting the lag view's snapshot to a request and running the lag model over it
 (the drain model walks every partition's rate window) is most of the sidecar's own
 work for a broker plugin's call: at 50 members x 10,000 partitions about 11 ms of
 the 22 ms a join costs (the strategy about 7). Its inputs change only when the lag
-view refreshes, so the result is kept and reused while they are the same:
+view refreshes, so the result is kept and reused while they are the same
+(:class:`LagInputs`):
 
 - the group's snapshot is the *same object* the lag view holds now (a refresh
   replaces it);
@@ -14,9 +15,10 @@ view refreshes, so the result is kept and reused while they are the same:
   its ``reset_policy`` and its member count (the drain model's horizon reads it).
 
 Only lags from the cached snapshot are kept: not a request's own ``lags``, not the
-forecast's weights, not an on-demand read. Nothing is precomputed: the first call
-after a refresh computes and keeps; a refresh makes the next call compute again.
-At most ``max_groups`` groups are kept (the least recently used is dropped first).
+forecast's weights, not an on-demand read. The first request of a group computes
+and keeps; after each refresh the group's lag is computed anew for its last request
+(:mod:`lagassign.assign.lag_warmer`), so the next request finds it ready. At most
+``max_groups`` groups are kept (the least recently used is dropped first).
 """
 
 from __future__ import annotations
@@ -24,11 +26,33 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Protocol
 
-from lagassign.assign.lag_sources import LagSource
+import msgspec
+
+from lagassign.assign.lag_sources import (
+    LagSource,
+    covering_snapshot,
+    snapshot_lag_source,
+    subscribed_counts,
+)
+from lagassign.assign.request import AssignRequest
+from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
 
 DEFAULT_MAX_GROUPS = 256
+
+
+class LagModel(Protocol):
+    """The sidecar's lag model (``LAGASSIGN_LAG_MODEL``): the lag an answer balances, from
+    the lag its source gave and the request."""
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource: ...
+
+    def inputs(self, group_id: str) -> object:
+        """What the model reads of the group besides the lag view's snapshot: an object a
+        refresh replaces (compared by identity)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -47,30 +71,83 @@ class LagInputs:
         )
 
 
+def lag_inputs(
+    request: AssignRequest, lag_view: LagReader, model: LagModel | None
+) -> LagInputs | None:
+    """What the request's lag is computed from when that is the view's cached snapshot
+    (it lists every subscribed topic, the request has no lags of its own); else None."""
+    if request.lags is not None:
+        return None
+    snapshot = covering_snapshot(request, lag_view)
+    if snapshot is None:
+        return None
+    counts = tuple(sorted(subscribed_counts(request).items()))
+    return LagInputs(
+        snapshot=snapshot,
+        model_inputs=None if model is None else model.inputs(request.group_id),
+        shape=(counts, request.reset_policy, len(request.members)),
+    )
+
+
+def snapshot_lag(request: AssignRequest, inputs: LagInputs, model: LagModel | None) -> LagSource:
+    """The lag of ``inputs``' snapshot fitted to the request, through the model."""
+    lag = snapshot_lag_source(inputs.snapshot, request)
+    return lag if model is None else model(lag, request)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    inputs: LagInputs
+    lag: LagSource
+    #: The group's last request, without what its lag does not read (owned, racks).
+    request: AssignRequest
+    model: LagModel | None
+
+
 class LagCache:
-    """Each group's last lag with its inputs (see the module docstring)."""
+    """Each group's last lag with its inputs and request (see the module docstring)."""
 
     def __init__(self, max_groups: int = DEFAULT_MAX_GROUPS) -> None:
         self.max_groups = max_groups
-        self._kept: OrderedDict[str, tuple[LagInputs, LagSource]] = OrderedDict()
+        self._kept: OrderedDict[str, Kept] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def get(self, group_id: str, inputs: LagInputs) -> LagSource | None:
         """The group's kept lag when it was computed from ``inputs``, else None."""
         kept = self._kept.get(group_id)
-        if kept is None or not kept[0].same_as(inputs):
+        if kept is None or not kept.inputs.same_as(inputs):
             self.misses += 1
             return None
         self._kept.move_to_end(group_id)
         self.hits += 1
-        return kept[1]
+        return kept.lag
 
-    def put(self, group_id: str, inputs: LagInputs, lag: LagSource) -> None:
-        self._kept[group_id] = (inputs, lag)
+    def put(
+        self,
+        request: AssignRequest,
+        inputs: LagInputs,
+        lag: LagSource,
+        model: LagModel | None,
+    ) -> None:
+        group_id = request.group_id
+        previous = self._kept.get(group_id)
+        if previous is None or previous.inputs.shape != inputs.shape:
+            request = msgspec.structs.replace(
+                request,
+                members=[msgspec.structs.replace(m, owned={}) for m in request.members],
+                partition_racks=None,
+            )
+        else:
+            request = previous.request
+        self._kept[group_id] = Kept(inputs, lag, request, model)
         self._kept.move_to_end(group_id)
         while len(self._kept) > self.max_groups:
             self._kept.popitem(last=False)
+
+    def last(self, group_id: str) -> Kept | None:
+        """The group's kept lag and the request it was computed for, if any."""
+        return self._kept.get(group_id)
 
     def __len__(self) -> int:
         return len(self._kept)

@@ -12,9 +12,9 @@ run, the answer is recorded and observed.
 What is heavy (the lag model, the strategy and the encoding) runs through the
 caller's :class:`Worker`: the HTTP route's runs it in a worker thread for a large
 request, after waiting for its turn. The lag model and the metrics are handed in
-(:class:`LagModel`, :class:`AnswerObserver`): their rooms sit above this one. The
-lag from the lag view's cached snapshot, after the model, is kept per group until
-its inputs change (:mod:`lagassign.assign.lag_cache`).
+(:class:`~lagassign.assign.lag_cache.LagModel`, :class:`AnswerObserver`): their rooms
+sit above this one. The lag from the lag view's cached snapshot, after the model, is
+kept per group until its inputs change (:mod:`lagassign.assign.lag_cache`).
 
 A request whose client has gone is abandoned by the :class:`Worker` before each heavy
 step, and its answer, if already computed, is neither recorded nor observed.
@@ -31,14 +31,8 @@ from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.assign.collector import collector_paused
-from lagassign.assign.lag_cache import LagCache, LagInputs
-from lagassign.assign.lag_sources import (
-    LagSource,
-    choose_lag_source,
-    covering_snapshot,
-    subscribed_counts,
-    subscribed_topics,
-)
+from lagassign.assign.lag_cache import LagCache, LagModel, lag_inputs, snapshot_lag
+from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
 from lagassign.assign.request import AssignRequest
 from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.forecast.source import ForecastSource
@@ -46,18 +40,6 @@ from lagassign.lagview.member_check import check_members
 from lagassign.lagview.reader import LagReader
 
 T = TypeVar("T")
-
-
-class LagModel(Protocol):
-    """The sidecar's lag model (``LAGASSIGN_LAG_MODEL``): the lag an answer balances, from
-    the lag its source gave and the request."""
-
-    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource: ...
-
-    def inputs(self, group_id: str) -> object:
-        """What the model reads of the group besides the lag view's snapshot: an object a
-        refresh replaces (compared by identity, :mod:`lagassign.assign.lag_cache`)."""
-        ...
 
 
 class Worker(Protocol):
@@ -134,35 +116,19 @@ async def balanced_lag(
 ) -> LagSource:
     """The lag the answer balances: from its best source through the lag model, or kept
     from an earlier request of the group with the same inputs (``parts.lag_cache``)."""
-    inputs = lag_inputs(request, parts)
-    cache = parts.lag_cache
-    if cache is not None and inputs is not None:
-        kept = cache.get(request.group_id, inputs)
-        if kept is not None:
-            return kept
-    lag = await choose_lag_source(request, parts.lag_view, parts.forecast, budget_s)
-    if parts.lag_model is not None:
-        lag = await worker.run(parts.lag_model, lag, request)
-    if cache is not None and inputs is not None:
-        cache.put(request.group_id, inputs, lag)
+    cache, model, lag_view = parts.lag_cache, parts.lag_model, parts.lag_view
+    if cache is not None and lag_view is not None and parts.forecast is None:
+        inputs = lag_inputs(request, lag_view, model)
+        if inputs is not None:
+            lag = cache.get(request.group_id, inputs)
+            if lag is None:
+                lag = await worker.run(snapshot_lag, request, inputs, model)
+                cache.put(request, inputs, lag, model)
+            return lag
+    lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
+    if model is not None:
+        lag = await worker.run(model, lag, request)
     return lag
-
-
-def lag_inputs(request: AssignRequest, parts: AssignParts) -> LagInputs | None:
-    """What the request's lag is computed from, when that is the lag view's cached
-    snapshot alone (no lags of its own, no forecast); None otherwise."""
-    if request.lags is not None or parts.forecast is not None or parts.lag_view is None:
-        return None
-    snapshot = covering_snapshot(request, parts.lag_view)
-    if snapshot is None:
-        return None
-    model = parts.lag_model
-    counts = tuple(sorted(subscribed_counts(request).items()))
-    return LagInputs(
-        snapshot=snapshot,
-        model_inputs=None if model is None else model.inputs(request.group_id),
-        shape=(counts, request.reset_policy, len(request.members)),
-    )
 
 
 def answer_body_topics(

@@ -17,7 +17,8 @@ A client that goes away is not worked for: once its body is read, its connection
 watched; a wait for a turn ends when it closes, no further heavy step starts, and an
 answer computed meanwhile is not recorded (Starlette's ``ClientDisconnect``, logged at
 DEBUG). The lag an answer balances is kept per group between two refreshes of the lag
-view (:mod:`lagassign.assign.lag_cache`), one cache per lag view.
+view (:mod:`lagassign.assign.lag_cache`), one cache per lag view, and made ready anew
+after each refresh by a listener of the view (:mod:`lagassign.assign.lag_warmer`).
 
 ``POST /assign?dry_run=true`` answers the same way but records nothing: the answer
 does not become the group's last answer (so ``/groups`` and
@@ -39,9 +40,10 @@ from fastapi import APIRouter, Depends, Request, Response
 from starlette.requests import ClientDisconnect
 
 from lagassign.assign.collector import request_paused
-from lagassign.assign.lag_cache import LagCache
+from lagassign.assign.lag_cache import LagCache, LagModel
 from lagassign.assign.lag_sources import LagSource
-from lagassign.assign.rebalance import AssignParts, LagModel, answer_rebalance
+from lagassign.assign.lag_warmer import LagWarmer
+from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import (
     AssignRequest,
     check_request_limits,
@@ -218,12 +220,20 @@ _LAG_CACHES: weakref.WeakKeyDictionary[LagReader, LagCache] = weakref.WeakKeyDic
 
 
 def lag_cache_of(lag_view: LagReader | None) -> LagCache | None:
-    """The lag view's cache of balanced lags (none without a lag view)."""
+    """The lag view's cache of balanced lags (none without a lag view).
+
+    Made on the first request; a view with refresh listeners (the refresh loop) gets
+    the cache's :class:`~lagassign.assign.lag_warmer.LagWarmer` as its last, after the
+    rate window it reads.
+    """
     if lag_view is None:
         return None
     cache = _LAG_CACHES.get(lag_view)
     if cache is None:
         cache = _LAG_CACHES[lag_view] = LagCache()
+        listeners = getattr(lag_view, "listeners", None)
+        if isinstance(listeners, list):
+            listeners.append(LagWarmer(cache, lag_view))
     return cache
 
 

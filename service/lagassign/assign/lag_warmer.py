@@ -1,0 +1,66 @@
+"""After each refresh of the lag view, each kept group's lag made ready for its next request.
+
+A refresh listener (:mod:`lagassign.lagview.listeners`), told after the rate window
+(it must come later in the view's listeners): for every group the refresh read
+afresh that has a lag in the :class:`~lagassign.assign.lag_cache.LagCache`, the lag
+is computed from the new snapshot and rate window for the group's last request, in a
+worker thread and a task of its own (the refresh loop is not held), and kept. The
+broker plugin's next call for the group then finds it: a lookup instead of a walk of
+every partition. A request that comes before it is ready computes it itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from lagassign.assign.lag_cache import LagCache, lag_inputs, snapshot_lag
+from lagassign.lagview.listeners import Refresh
+from lagassign.lagview.reader import LagReader
+
+log = logging.getLogger(__name__)
+
+
+class LagWarmer:
+    """Computes the kept groups' lags anew after each refresh (see the module docstring)."""
+
+    def __init__(self, cache: LagCache, lag_view: LagReader) -> None:
+        self.cache = cache
+        self.lag_view = lag_view
+        self._task: asyncio.Task[None] | None = None
+        self.warmed = 0
+
+    async def refreshed(self, refresh: Refresh) -> None:
+        groups = [s.group_id for s in refresh.fresh if self.cache.last(s.group_id) is not None]
+        if not groups:
+            return
+        if self._task is not None and not self._task.done():
+            return  # still warming from the last refresh; the next one takes over
+        self._task = asyncio.create_task(self._warm(groups), name="lagassign-lag-warmer")
+
+    async def ready(self) -> None:
+        """Wait until the warming started by the last refresh is done."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _warm(self, groups: Sequence[str]) -> None:
+        for group_id in groups:
+            kept = self.cache.last(group_id)
+            if kept is None:
+                continue
+            inputs = lag_inputs(kept.request, self.lag_view, kept.model)
+            if inputs is None or self.cache.get(group_id, inputs) is not None:
+                continue
+            try:
+                lag = await asyncio.to_thread(snapshot_lag, kept.request, inputs, kept.model)
+            except Exception:  # a listener must not fail the refresh loop
+                log.exception("the lag of group %r could not be computed ahead", group_id)
+                continue
+            self.cache.put(kept.request, inputs, lag, kept.model)
+            self.warmed += 1
