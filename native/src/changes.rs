@@ -11,6 +11,10 @@
 //! - exchange: `h` holds the extra of t1 and `o` the extra of t2 (each holding P // C of
 //!   the other's topic); they trade one partition each.
 //!
+//! When the layout keeps the totals within one rather than each topic's counts
+//! (`Group::by_totals`), a swap may trade partitions of any two topics and a hand-over
+//! give any partition.
+//!
 //! `best_change` finds the one that leaves the larger of the two lags lowest, looking per
 //! topic only at the partners nearest to half the gap (a bisection over `o`'s partitions
 //! by lag), so a member with thousands of partitions costs little. A change's cost is how
@@ -106,6 +110,9 @@ impl Placement<'_> {
         goal: Option<i128>,
         uneven: bool,
     ) -> Option<Change> {
+        if self.group.by_totals {
+            return self.best_change_by_totals(h, o, work, goal, uneven);
+        }
         let theirs = self.held_by_topic(o);
         for (i, &t) in mine.topics.iter().enumerate() {
             self.slot_h[t as usize] = i as u32;
@@ -175,6 +182,27 @@ impl Placement<'_> {
             self.slot_o[t as usize] = NONE;
         }
         *work -= spent;
+        best
+    }
+
+    /// `best_change` in a layout kept by totals: any partition of `h` for any of `o`'s,
+    /// or any partition of `h` handed over when `o` holds one fewer in all.
+    fn best_change_by_totals(
+        &self,
+        h: usize,
+        o: usize,
+        work: &mut i64,
+        goal: Option<i128>,
+        uneven: bool,
+    ) -> Option<Change> {
+        let pair = Pair::new(self, h, o, goal);
+        let (gives, takes) = (&self.held[h], &self.held[o]);
+        let mut best: Option<Change> = None;
+        self.better(&mut best, &pair, gives, Some(takes));
+        if uneven || takes.len() + 1 == gives.len() {
+            self.better(&mut best, &pair, gives, None);
+        }
+        *work -= (gives.len() + takes.len()) as i64;
         best
     }
 

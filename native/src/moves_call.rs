@@ -37,6 +37,8 @@ pub struct MovesRequest<'py> {
     work: i64,
     frugal: bool,
     uneven: bool,
+    /// The layout keeps the totals within one, not each topic's counts.
+    by_totals: bool,
     tuning: MoveTuning,
 }
 
@@ -125,6 +127,7 @@ pub fn lower_max_lag(py: Python<'_>, request: &Bound<'_, PyAny>) -> PyResult<Mov
         owner: contiguous(&request.owner, "owner")?,
         stamp: contiguous(&request.stamp, "stamp")?,
         next_stamp: request.next_stamp,
+        by_totals: request.by_totals,
     };
     let (stop_at, work) = (request.stop_at, request.work);
     let outcome = py

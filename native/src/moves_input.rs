@@ -25,6 +25,8 @@ pub struct MovesInput<'a> {
     pub stamp: &'a [i64],
     /// The stamp the next partition to change hands gets (then one more, and so on).
     pub next_stamp: i64,
+    /// The layout keeps the totals within one, not each topic's counts.
+    pub by_totals: bool,
 }
 
 /// The members whose partitions changed (ascending) with their lags; the partitions that
@@ -69,6 +71,12 @@ pub fn run(
         topic_of[pair[0]..pair[1]].fill(t as u32);
     }
     let (subscription_of, subscriptions) = subscriptions_of(input.subscriptions, topics, members)?;
+    if input.by_totals && subscriptions.len() > 1 {
+        return Err(Invalid(format!(
+            "by_totals needs one subscription shared by every member, got {}",
+            subscriptions.len()
+        )));
+    }
     if let Some(previous) = input.previous {
         check_previous(previous, partitions, members)?;
     }
@@ -86,6 +94,7 @@ pub fn run(
         subscriptions,
         base: input.base,
         previous: input.previous,
+        by_totals: input.by_totals,
     };
     let mut placement = Placement::new(group, held, owner);
     let before = placement.owner.clone();

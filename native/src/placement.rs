@@ -39,6 +39,9 @@ pub struct Group<'a> {
     pub base: &'a [i64],
     /// Per flat partition, its previous owner or -1; None when nobody owned anything.
     pub previous: Option<&'a [i64]>,
+    /// The layout keeps the totals within one, not each topic's counts (every member
+    /// subscribes to every topic): changes may trade partitions of any two topics.
+    pub by_totals: bool,
 }
 
 impl Group<'_> {

@@ -121,6 +121,8 @@ class MovesRequest(Protocol):
     @property
     def uneven(self) -> bool: ...
     @property
+    def by_totals(self) -> bool: ...
+    @property
     def tuning(self) -> MoveTuning: ...
 
 class Moved:
@@ -154,7 +156,9 @@ def lower_max_lag(request: MovesRequest) -> Moved:
     ``len(lags)``), ``subscriptions`` as ``(topics, members)`` (every member in one),
     ``base`` (per topic, P // C), ``members`` (how many), ``next_stamp`` (the first stamp
     to give), ``stop_at`` (the goal, a whole lag within ±2**100), ``work`` (partitions
-    looked at at most), the rule flags ``frugal`` and ``uneven``, and ``tuning``. The
+    looked at at most), the rule flags ``frugal`` and ``uneven``, ``by_totals`` (the
+    layout keeps the totals within one, not each topic's counts: a change may trade
+    partitions of any two topics), and ``tuning``. The
     arrays are read, not changed: the answer is what changed.
 
     Raises TypeError for an attribute of the wrong type (an array not int64, a negative

@@ -28,7 +28,12 @@ Rule.
    real gain. If they cannot get there, a growing share of the heaviest
    partitions is dealt again (:mod:`.redeal`); failing that, the fresh answer
    is used, each member of a given subscription taking the partition set it
-   owned most of.
+   owned most of. One exception to the per-topic counts (:mod:`.by_totals`):
+   when every member subscribes to every topic and the previous layout was
+   balanced by totals but not by topic (Kafka's ``uniform``: contiguous runs,
+   often of one topic), members keep owned partitions up to their *total*
+   target, local moves may swap partitions of any two topics, and the answer
+   keeps the totals within one rather than each topic's counts.
 5. Never worse than ``lag-aware``: when the answer's largest member lag is
    above the one ``lag-aware`` gives on the same input and partitions were
    owned, frugal local moves continue down to it, then re-dealing the

@@ -67,7 +67,9 @@ class MovesRequest:
     one). ``subscriptions``: ``(topics, members)`` per subscription, every member in one.
     ``base``: per topic, P // C. ``previous``: each partition's previous owner or -1, or
     None. ``owner`` (-1: nobody) and ``stamp`` (when it came to its owner) are read, not
-    changed. ``stop_at``: the goal as a whole lag; ``work``: the budget.
+    changed. ``stop_at``: the goal as a whole lag; ``work``: the budget. ``by_totals``:
+    the layout keeps the totals within one, not each topic's counts (changes may then
+    trade partitions of any two topics).
     """
 
     lags: npt.NDArray[np.int64]
@@ -83,6 +85,7 @@ class MovesRequest:
     work: int
     frugal: bool
     uneven: bool
+    by_totals: bool
     tuning: Tuning
 
 
@@ -120,6 +123,7 @@ def lower_max_lag(
             work=rules.budget(tuning, index.partition_count),
             frugal=rules.frugal,
             uneven=rules.uneven,
+            by_totals=placement.by_totals,
             tuning=tuning,
         )
     )

@@ -33,10 +33,24 @@ class Placement:
     once and keeps them until a bulk change.
     """
 
-    __slots__ = ("_by_topic", "_held", "index", "load", "next_stamp", "owner", "previous", "stamp")
+    __slots__ = (
+        "_by_topic",
+        "_held",
+        "by_totals",
+        "index",
+        "load",
+        "next_stamp",
+        "owner",
+        "previous",
+        "stamp",
+    )
 
-    def __init__(self, index: GroupIndex, previous: Previous | None = None) -> None:
+    def __init__(
+        self, index: GroupIndex, previous: Previous | None = None, by_totals: bool = False
+    ) -> None:
         self.index = index
+        # the layout keeps the totals within one, not each topic's counts (:mod:`.by_totals`)
+        self.by_totals = by_totals
         # previous owner per flat partition (-1: none), if any
         self.previous: npt.NDArray[np.int64] | None = (
             None if previous is None else np.asarray(previous, dtype=np.int64)

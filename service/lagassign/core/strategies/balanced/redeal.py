@@ -48,7 +48,7 @@ def redeal_heaviest(
             continue
         ranked = heapq.nlargest(heavy, range(total), key=lags.__getitem__)
         taken = set(ranked)
-        trial = Placement(index, placement.previous)
+        trial = Placement(index, placement.previous, placement.by_totals)
         owner = placement.owner
         is_taken = np.zeros(total, dtype=bool)
         is_taken[ranked] = True
