@@ -8,47 +8,27 @@ seconds; every wait is bounded.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from harness.poll import eventually
+from harness.sidecar import free_port, start_sidecar
 from tests.hostile import request
 
 WAIT_S = 15.0
 BODY = json.dumps(request()).encode()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"not within 60 s: {what}")
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """``lagassign serve`` without a broker (so never ready, but alive), stopped by its pid."""
     log = tmp_path_factory.mktemp("slow") / "sidecar.log"
-    port = free_port()
-    environ = {
-        **{k: v for k, v in os.environ.items() if not k.upper().startswith("LAGASSIGN_")},
-        "LAGASSIGN_PORT": str(port),
+    settings = {
         # No broker here: the answers use the requests' own lags.
         "LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}",
         "LAGASSIGN_HEADER_TIMEOUT_S": "1",
@@ -58,33 +38,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         "LAGASSIGN_MAX_CONNECTIONS": "40",
         "LAGASSIGN_LOG_LEVEL": "debug",
     }
-    url = f"http://127.0.0.1:{port}"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lagassign.cli", "serve"],
-            env=environ,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-
-    def alive() -> bool:
-        assert process.poll() is None, log.read_text()
-        try:
-            return httpx.get(f"{url}/livez", timeout=10).status_code == 200
-        except httpx.TransportError:
-            return False
-
+    sidecar = start_sidecar(settings, log, ready_timeout_s=WAIT_S * 4, wait_until_ready=False)
     try:
-        wait_until(alive, "/livez 200")
-        yield url, log
+        yield sidecar.url, log
     finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait(timeout=30)
+        sidecar.stop()
 
 
 def connect(url: str) -> socket.socket:
@@ -173,8 +131,9 @@ def test_disconnects_mid_body_are_logged_at_debug_and_not_counted(
         with connect(url) as sock:
             sock.sendall(head(len(BODY)) + BODY[: len(BODY) // 2])
             time.sleep(0.05)
-    wait_until(
+    eventually(
         lambda: log.read_text().count("client disconnected during POST /assign") >= 20,
+        WAIT_S * 4,
         "20 disconnects logged",
     )
     text = log.read_text()
@@ -225,6 +184,8 @@ def test_connections_past_the_cap_get_503_in_the_error_shape(served: tuple[str, 
     finally:
         for sock in socks:
             sock.close()
-    wait_until(
-        lambda: httpx.get(f"{url}/livez", timeout=10).status_code == 200, "/livez after the cap"
+    eventually(
+        lambda: httpx.get(f"{url}/livez", timeout=10).status_code == 200,
+        WAIT_S * 4,
+        "/livez after the cap",
     )
