@@ -41,13 +41,9 @@ def weights_file(path: Path, *, age_s: float = 60, group: str = "orders") -> Non
     )
 
 
-def app_for(path: Path) -> Any:
+def app_with(path: Path, **environ: str) -> Any:
     settings = Settings.from_environ(
-        {
-            "LAGASSIGN_WEIGHTS_PATH": str(path),
-            "LAGASSIGN_WEIGHTS_MAX_AGE_S": "600",
-            "LAGASSIGN_REFRESH_INTERVAL_S": "0.1",
-        }
+        {"LAGASSIGN_WEIGHTS_PATH": str(path), "LAGASSIGN_REFRESH_INTERVAL_S": "0.1", **environ}
     )
     view = FakeLagView({"orders": snapshot_of("orders", {"t0": KAFKA_LAGS})})
     return create_app(settings, lag_view=view)
@@ -60,7 +56,7 @@ def member_lags(answer: dict[str, Any], lags: list[int]) -> dict[str, int]:
 async def test_fresh_weights_answer_with_the_forecast(tmp_path: Path) -> None:
     path = tmp_path / "weights.json"
     weights_file(path)
-    async with served(app_for(path)) as client:
+    async with served(app_with(path, LAGASSIGN_WEIGHTS_MAX_AGE_S="600")) as client:
         answer = (await client.post("/assign", json=BODY)).json()
         explicit = (
             await client.post("/assign", json={**BODY, "lags": {"t0": [0, 0, 0, 9]}})
@@ -87,7 +83,7 @@ async def test_fresh_weights_answer_with_the_forecast(tmp_path: Path) -> None:
 async def test_without_usable_weights_the_lag_view_answers(tmp_path: Path, write: Any) -> None:
     path = tmp_path / "weights.json"
     write(path)
-    async with served(app_for(path)) as client:
+    async with served(app_with(path, LAGASSIGN_WEIGHTS_MAX_AGE_S="600")) as client:
         answer = (await client.post("/assign", json=BODY)).json()
     assert answer["lag"]["source"] == "kafka"
     assert answer["stats"]["member_lag"] == member_lags(answer, KAFKA_LAGS)
@@ -95,7 +91,7 @@ async def test_without_usable_weights_the_lag_view_answers(tmp_path: Path, write
 
 async def test_a_new_weights_file_is_picked_up_while_serving(tmp_path: Path) -> None:
     path = tmp_path / "weights.json"
-    app = app_for(path)
+    app = app_with(path, LAGASSIGN_WEIGHTS_MAX_AGE_S="600")
     async with served(app) as client:
         before = (await client.post("/assign", json=BODY)).json()
         weights_file(path)
@@ -107,14 +103,6 @@ async def test_a_new_weights_file_is_picked_up_while_serving(tmp_path: Path) -> 
     assert after["lag"]["source"] == "forecast"
 
 
-def app_with(path: Path, **environ: str) -> Any:
-    settings = Settings.from_environ(
-        {"LAGASSIGN_WEIGHTS_PATH": str(path), "LAGASSIGN_REFRESH_INTERVAL_S": "0.1", **environ}
-    )
-    view = FakeLagView({"orders": snapshot_of("orders", {"t0": KAFKA_LAGS})})
-    return create_app(settings, lag_view=view)
-
-
 def metric(app: Any, name: str) -> float | None:
     found: float | None = sidecar_of(app).metrics.registry.get_sample_value(name, {})
     return found
@@ -124,6 +112,18 @@ async def weights_state(client: Any) -> dict[str, Any]:
     body = (await client.get("/groups", headers={"accept": "application/json"})).json()
     state: dict[str, Any] = body["forecast_weights"]
     return state
+
+
+async def assign_and_show(
+    app: Any, caplog: pytest.LogCaptureFixture
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """One ``POST /assign``, the weights' state and the ``/groups`` page, logs captured."""
+    with caplog.at_level("INFO", logger="lagassign.forecast_source"):
+        async with served(app) as client:
+            answer = (await client.post("/assign", json=BODY)).json()
+            state = await weights_state(client)
+            page = (await client.get("/groups", headers={"accept": "text/html"})).text
+    return answer, state, page
 
 
 async def until(check: Any, what: str) -> None:
@@ -139,11 +139,7 @@ async def test_stale_weights_are_measured_against_the_horizon_and_shown(
     path = tmp_path / "weights.json"
     weights_file(path, age_s=400)  # horizon 300 s: the forecast is about the past
     app = app_with(path)
-    with caplog.at_level("INFO", logger="lagassign.forecast_source"):
-        async with served(app) as client:
-            answer = (await client.post("/assign", json=BODY)).json()
-            state = await weights_state(client)
-            page = (await client.get("/groups", headers={"accept": "text/html"})).text
+    answer, state, page = await assign_and_show(app, caplog)
     assert answer["lag"]["source"] == "kafka"
     assert state["file"] == "loaded"
     assert state["stale"] is True
@@ -219,11 +215,7 @@ async def test_a_missing_file_is_shown_and_logged(
 ) -> None:
     path = tmp_path / "mistyped.json"
     app = app_with(path)
-    with caplog.at_level("INFO", logger="lagassign.forecast_source"):
-        async with served(app) as client:
-            answer = (await client.post("/assign", json=BODY)).json()
-            state = await weights_state(client)
-            page = (await client.get("/groups", headers={"accept": "text/html"})).text
+    answer, state, page = await assign_and_show(app, caplog)
     assert answer["lag"]["source"] == "kafka"
     assert state["file"] == "missing"
     assert state["in_use"] is False
