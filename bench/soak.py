@@ -15,13 +15,10 @@ outside the outage, every request during it still answered, the last minute's
 RSS within 10% of the second minute's).
 
 An error is named by its kind (with ``--trace-connections``, also its connection, new
-or reused, and whether the body went out, e.g. ``ReadError (reused, sent)``; tracing
-costs the client CPU). The client keeps an idle connection for half the sidecar's
-keep-alive timeout and sends a request once more when its connection was closed under it
-before any answer (counted under ``retried``): the sidecar closing an idle connection as
-the client reuses it is a race of HTTP/1.1 keep-alive, not a failure of the sidecar
-(docs/limits.md). ``--keep-alive``, ``--client-keepalive-expiry`` and ``--no-retry``
-reproduce it.
+or reused, and whether the body went out). A request whose keep-alive connection the
+sidecar closed under it before any answer is sent once more (counted under ``retried``):
+:mod:`bench.soak_client`. ``--keep-alive``, ``--client-keepalive-expiry`` and ``--no-retry``
+reproduce that race; the half request and the broker restart are :mod:`bench.soak_faults`.
 
     .venv/bin/python -m bench.soak [--minutes 10] [--rate 200] [--groups 50]
 """
@@ -33,32 +30,29 @@ import asyncio
 import json
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic  # type: ignore[import-untyped]
 
 from bench.percentiles import percentile
-from harness.broker import KAFKA_SCRIPT
+from bench.soak_client import Failed, post_once_more_if_closed
+from bench.soak_faults import Broker, disconnecting_client, restart_broker
+from harness.broker import LocalKafka
+from harness.builders import commit, create_topic, produce
+from harness.sidecar import start_sidecar
 
 SEED = 20_261_123
 TOPIC = f"soak-events-{os.getpid()}"
 PARTITIONS = 12
-DEADLINE_S = 120.0
+READY_S = 120.0
 MAX_IN_FLIGHT = 200
-HEADERS = {"content-type": "application/json"}
 # A request the client could not send within this long of its time is skipped and
 # counted (unsent_client_behind): the load stays on its schedule, the run on its length.
 BEHIND_S = 1.0
@@ -68,82 +62,30 @@ REPORT_GRACE_S = 6.0
 # stop reusing a connection well before the server may close it, or a request sent as the
 # server closes is reset (httpx's default expiry, 5 s, equals uvicorn's default timeout).
 KEEP_ALIVE_S = 5
-# Failures of a reused connection before any answer: the server closed it as the request
-# went out. POST /assign is a pure function of its body, so it is sent once more.
-RETRIED_ON = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
 
 
 def emit(line: dict[str, Any]) -> None:
     print(json.dumps(line), flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def broker(command: str, directory: str, *extra: str) -> None:
-    subprocess.run(
-        [str(KAFKA_SCRIPT), command, "--dir", directory, *extra],
-        check=True,
-        timeout=300,
-        capture_output=True,
-    )
-
-
 async def groups_with_lag(bootstrap: str, groups: list[str]) -> None:
     """One skewed topic; each group commits its own offsets, so each has its own lag."""
     rng = random.Random(SEED)
     records = [int(rng.lognormvariate(4.0, 1.0)) + 1 for _ in range(PARTITIONS)]
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            described = await admin.describe_topics([TOPIC])
-            parts = described[0]["partitions"] if described else []
-            if len(parts) == PARTITIONS and all(p["leader"] >= 0 for p in parts):
-                break
-            await asyncio.sleep(0.2)
-    finally:
-        await admin.close()
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks=1)
-    await producer.start()
-    try:
-        sent = [
-            await producer.send(TOPIC, b"x" * 32, partition=p)
-            for p, n in enumerate(records)
-            for _ in range(n)
-        ]
-        await producer.flush()
-        await asyncio.gather(*sent)
-    finally:
-        await producer.stop()
+    await create_topic(bootstrap, TOPIC, PARTITIONS)
+    await produce(bootstrap, TOPIC, records)
     for group in groups:
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
-        await consumer.start()
-        try:
-            offsets = {
-                TopicPartition(TOPIC, p): int(n * rng.random()) for p, n in enumerate(records)
-            }
-            consumer.assign(list(offsets))
-            await consumer.commit(offsets)
-        finally:
-            await consumer.stop()
+        offsets = {(TOPIC, p): int(n * rng.random()) for p, n in enumerate(records)}
+        await commit(bootstrap, group, offsets)
 
 
 @contextmanager
 def sidecar(
     bootstrap: str, groups: list[str], log: Path, keep_alive_s: int
 ) -> Iterator[tuple[str, int]]:
-    """``lagassign serve`` on a free port, stopped by its pid."""
-    port = free_port()
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
-    environ.update(
+    """``lagassign serve`` on a free port, ready, stopped by its pid: its url and pid."""
+    process = start_sidecar(
         {
-            "LAGASSIGN_PORT": str(port),
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
             "LAGASSIGN_GROUPS": ",".join(groups),
             "LAGASSIGN_REFRESH_INTERVAL_S": "2",
@@ -153,37 +95,14 @@ def sidecar(
             # header deadline: never before the keep-alive timeout.
             "LAGASSIGN_HEADER_TIMEOUT_S": str(max(10, keep_alive_s)),
             "LAGASSIGN_LOG_LEVEL": "warning",
-        }
+        },
+        log,
+        ready_timeout_s=READY_S,
     )
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lagassign.cli", "serve"],
-            env=environ,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"the sidecar exited: {log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            raise RuntimeError("the sidecar did not become ready")
-        yield url, process.pid
+        yield process.url, process.pid
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        process.stop()
 
 
 def rss_mb(pid: int) -> float:
@@ -221,124 +140,8 @@ class Minute:
     rss_mb: float | None = None
 
 
-@dataclass
-class Exchange:
-    """What httpcore's trace says of one request: a new connection or a reused one, and
-    how far it got (so an error says whether it raced a connection the server closed)."""
-
-    new_connection: bool = False
-    sent: bool = False
-    answered: bool = False
-
-    async def trace(self, event: str, info: dict[str, Any]) -> None:
-        if event == "connection.connect_tcp.started":
-            self.new_connection = True
-        elif event == "http11.send_request_body.complete":
-            self.sent = True
-        elif event == "http11.receive_response_headers.complete":
-            self.answered = True
-
-    def closed_under_it(self, exc: httpx.HTTPError) -> bool:
-        """A reused connection failed before any answer: safe to send a pure request again."""
-        return isinstance(exc, RETRIED_ON) and not self.new_connection and not self.answered
-
-    def failure(self, exc: httpx.HTTPError) -> str:
-        """``ReadError (reused, sent)``: the kind of error and the connection it happened on."""
-        connection = "new" if self.new_connection else "reused"
-        how_far = "sent" if self.sent else "unsent"
-        return f"{type(exc).__name__} ({connection}, {how_far})"
-
-
-@dataclass
-class Broker:
-    down: bool = False
-    down_at: float | None = None
-    back_at: float | None = None
-    ready_again_s: float | None = None
-
-
-async def disconnecting_client(
-    url: str, stop: asyncio.Event, minutes: list[Minute], t0: float
-) -> None:
-    """Every 5 s: half a request, then gone."""
-    host, _, port = url.removeprefix("http://").partition(":")
-    raw = body_of("soak-g000", ["a", "b"])
-    while not stop.is_set():
-        try:
-            _, writer = await asyncio.open_connection(host, int(port))
-            head = (
-                f"POST /assign HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(raw)}\r\n\r\n"
-            ).encode()
-            writer.write(head + raw[: len(raw) // 2])
-            await writer.drain()
-            await asyncio.sleep(0.1)
-            writer.close()
-            minutes[min(len(minutes) - 1, int((time.perf_counter() - t0) // 60))].disconnects += 1
-        except OSError:
-            pass
-        with suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), 5.0)
-
-
-async def restart_broker(
-    directory: str, url: str, at_s: float, outage_s: float, state: Broker, t0: float
-) -> None:
-    await asyncio.sleep(max(0.0, t0 + at_s - time.perf_counter()))
-    state.down, state.down_at = True, time.perf_counter() - t0
-    await asyncio.to_thread(broker, "stop", directory)
-    await asyncio.sleep(outage_s)
-    await asyncio.to_thread(broker, "start", directory)
-    state.down, state.back_at = False, time.perf_counter() - t0
-    back = time.perf_counter()
-    async with httpx.AsyncClient(base_url=url, timeout=5) as client:
-        deadline = back + DEADLINE_S
-        while time.perf_counter() < deadline:
-            try:
-                if (await client.get("/readyz")).status_code == 200:
-                    state.ready_again_s = round(time.perf_counter() - back, 2)
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
-
-
-class Failed(Exception):
-    def __init__(self, kind: str) -> None:
-        super().__init__(kind)
-        self.kind = kind
-
-
-async def post_once_more_if_closed(
-    client: httpx.AsyncClient, body: bytes, minute: Minute, retry: bool, trace: bool
-) -> httpx.Response:
-    """``POST /assign``, sent again once if the connection was closed under it.
-
-    A failure raises :class:`Failed`, named by the error's type and, with ``trace``,
-    the connection (new or reused) and whether the body went out. Tracing costs the
-    client CPU on every request (httpcore calls it at each step), so it is off unless
-    asked: without it, a request is sent again on any of ``RETRIED_ON`` before an answer
-    (``POST /assign`` is a pure function of its body).
-    """
-    for attempt in (1, 2):
-        exchange = Exchange()
-        try:
-            extensions = {"trace": exchange.trace} if trace else None
-            return await client.post(
-                "/assign", content=body, headers=HEADERS, extensions=extensions
-            )
-        except httpx.HTTPError as exc:
-            kind = exchange.failure(exc) if trace else type(exc).__name__
-            closed = exchange.closed_under_it(exc) if trace else isinstance(exc, RETRIED_ON)
-            if retry and attempt == 1 and closed:
-                minute.retried[kind] = minute.retried.get(kind, 0) + 1
-                continue
-            raise Failed(kind) from exc
-    raise AssertionError("unreachable: the second attempt returns or raises")
-
-
 async def soak(
-    args: argparse.Namespace, url: str, pid: int, directory: str, groups: list[str]
+    args: argparse.Namespace, url: str, pid: int, kafka: LocalKafka, groups: list[str]
 ) -> None:
     rng = random.Random(SEED)
     stable = {g: [f"{g}-c{i}" for i in range(4)] for g in groups}
@@ -355,10 +158,14 @@ async def soak(
     )
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=5.0) as client:
         t0 = time.perf_counter() + 0.5
+
+        def disconnected() -> None:
+            minutes[min(len(minutes) - 1, int((time.perf_counter() - t0) // 60))].disconnects += 1
+
         side = [
-            asyncio.create_task(disconnecting_client(url, stop, minutes, t0)),
+            asyncio.create_task(disconnecting_client(url, bodies[groups[0]], stop, disconnected)),
             asyncio.create_task(
-                restart_broker(directory, url, args.minutes * 30, args.outage, state, t0)
+                restart_broker(kafka, url, args.minutes * 30, args.outage, state, t0)
             ),
         ]
 
@@ -367,7 +174,7 @@ async def soak(
             sent = time.perf_counter()
             try:
                 response = await post_once_more_if_closed(
-                    client, body, minute, args.retry, args.trace_connections
+                    client, body, minute.retried, args.retry, args.trace_connections
                 )
             except Failed as exc:
                 kind = exc.kind
@@ -418,7 +225,7 @@ async def soak(
         if in_flight:
             await asyncio.wait(in_flight, timeout=30)
         stop.set()
-        await asyncio.wait(side, timeout=DEADLINE_S)
+        await asyncio.wait(side, timeout=READY_S)
     rss = [m.rss_mb for m in minutes if m.rss_mb is not None]
     summary: dict[str, Any] = {
         "summary": True,
@@ -511,20 +318,15 @@ def main() -> None:
         parser.error("--minutes must be at least 2 (the RSS bar compares minutes 2 and last)")
     groups = [f"soak-g{i:03d}-{os.getpid()}" for i in range(args.groups)]
     with tempfile.TemporaryDirectory(prefix="lagassign-soak-") as directory:
-        broker("start", directory, "--port", "0")
+        kafka = LocalKafka(Path(directory))
+        kafka.start()
         try:
-            bootstrap = json.loads((Path(directory) / "broker.json").read_text())["bootstrap"]
-            asyncio.run(groups_with_lag(bootstrap, groups))
+            asyncio.run(groups_with_lag(kafka.bootstrap, groups))
             log = Path(directory) / "sidecar.log"
-            with sidecar(bootstrap, groups, log, args.keep_alive) as (url, pid):
-                asyncio.run(soak(args, url, pid, directory, groups))
+            with sidecar(kafka.bootstrap, groups, log, args.keep_alive) as (url, pid):
+                asyncio.run(soak(args, url, pid, kafka, groups))
         finally:
-            subprocess.run(
-                [str(KAFKA_SCRIPT), "stop", "--dir", directory],
-                check=False,
-                timeout=120,
-                capture_output=True,
-            )
+            kafka.stop()
 
 
 if __name__ == "__main__":
