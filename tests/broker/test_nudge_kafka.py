@@ -16,91 +16,33 @@ consuming, and the nudge is counted once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from harness.broker import LocalKafka
 from harness.poll import eventually
-from harness.sidecar import SidecarProcess, free_port, start_sidecar
-from tests.broker.conftest import ASSIGNMENT_LINE
+from tests.broker.conftest import PluginBroker, PluginSettings
 from tests.broker.consumers import Owned, consumers, create_topic, each_partition_once, owned
 
 pytestmark = [pytest.mark.kafka]
 
 DEADLINE_MS = 500
-REFRESH_S = 1.0
 SETTLE_S = 120.0
 PARTITIONS = 4
 HOT = 2_000
 
 
-@dataclass
-class NudgeBroker:
-    kafka: LocalKafka
-    sidecar: SidecarProcess
-
-    def group(self, group_id: str) -> dict[str, Any] | None:
-        return self.sidecar.group(group_id)
-
-    def metrics(self) -> str:
-        return httpx.get(f"{self.sidecar.url}/metrics", timeout=10.0).text
-
-    def assignments(self, group_id: str) -> list[tuple[int, str]]:
-        """(epoch, assignor) of every target assignment the coordinator computed for the group."""
-        text = (self.kafka.directory / "kafka.log").read_text(errors="replace")
-        return [
-            (int(m["epoch"]), m["assignor"])
-            for m in ASSIGNMENT_LINE.finditer(text)
-            if m["group"] == group_id
-        ]
-
-
-@pytest.fixture(scope="module")
-def nudge_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NudgeBroker]:
-    port = free_port()
-    directory: Path = tmp_path_factory.mktemp("kafka-nudge")
-    kafka = LocalKafka(
-        directory,
-        start_args=(
-            "--lagassign-url",
-            f"http://127.0.0.1:{port}",
-            "--lagassign-timeout-ms",
-            str(DEADLINE_MS),
-            "--set",
-            "lagassign.breaker.failures=1000",
-            "--set",
-            "group.consumer.min.heartbeat.interval.ms=500",
-            "--set",
-            "group.consumer.heartbeat.interval.ms=500",
-        ),
-    )
-    kafka.start(timeout_s=240)
-    try:
-        sidecar = start_sidecar(
-            {
-                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
-                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
-                "LAGASSIGN_RESET_POLICY": "earliest",
-                "LAGASSIGN_LAG_MODEL": "backlog",
-                "LAGASSIGN_NUDGE_CONSUMER_GROUPS": "true",
-                "LAGASSIGN_ADVICE_HOLD_S": "2",
-                "LAGASSIGN_ADVICE_COOLDOWN_S": "5",
-            },
-            directory / "sidecar.log",
-            port=port,
-        )
-        try:
-            yield NudgeBroker(kafka, sidecar)
-        finally:
-            sidecar.stop()
-    finally:
-        kafka.stop()
+PLUGIN_SETTINGS = PluginSettings(
+    timeout_ms=DEADLINE_MS,
+    sidecar=(
+        ("LAGASSIGN_LAG_MODEL", "backlog"),
+        ("LAGASSIGN_NUDGE_CONSUMER_GROUPS", "true"),
+        ("LAGASSIGN_ADVICE_HOLD_S", "2"),
+        ("LAGASSIGN_ADVICE_COOLDOWN_S", "5"),
+    ),
+)
 
 
 class Reading:
@@ -155,10 +97,10 @@ def nudges_metric(text: str, group: str) -> dict[str, float]:
 
 
 def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
-    nudge_broker: NudgeBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = nudge_broker.kafka.bootstrap
+    bootstrap = plugin_broker.kafka.bootstrap
     create_topic(bootstrap, topic, PARTITIONS)
     with consumers(bootstrap, group, topic, 2, "lagassign") as members:
         reading = Reading(members)
@@ -178,7 +120,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
 
         def stable_in_sidecar() -> dict[str, Any] | None:
             now = reading.pump(0.3)
-            body = nudge_broker.group(group)
+            body = plugin_broker.group(group)
             if body is None or body["header"]["state"] != "Stable" or now != state:
                 return None
             return body if live_in_sidecar(body) == state else None
@@ -187,7 +129,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
         epoch_before = before["header"]["group_epoch"]
         assert before["header"]["assignment_strategy"] == "lagassign"
         assert before["advice"]["nudges"] == 0
-        assert nudges_metric(nudge_broker.metrics(), group) == {}
+        assert nudges_metric(plugin_broker.metrics(), group) == {}
 
         # The backlog lands on both partitions of one member: it now holds all the lag.
         hot_member = next(m for m, held in state.items() if (topic, 0) in held)
@@ -196,7 +138,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
 
         def rebalanced() -> dict[str, Any] | None:
             now = reading.pump(0.5)
-            body = nudge_broker.group(group)
+            body = plugin_broker.group(group)
             if body is None or body["header"]["group_epoch"] < epoch_before + 2:
                 return None
             if body["header"]["state"] != "Stable" or live_in_sidecar(body) != now:
@@ -221,11 +163,11 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
         assert last["members"] == 2
         assert last["max_lag"] == HOT
         # Every epoch the nudge caused was computed by lagassign's plugin.
-        computed = dict(nudge_broker.assignments(group))
+        computed = dict(plugin_broker.assignments(group))
         assert all(
             computed.get(e) == "lagassign" for e in range(epoch_before + 1, epoch_after + 1)
         ), computed
-        assert nudges_metric(nudge_broker.metrics(), group) == {"nudged": 1.0}
+        assert nudges_metric(plugin_broker.metrics(), group) == {"nudged": 1.0}
 
         # The members keep consuming: new records on every partition reach their owners.
         live = owned(members)
@@ -244,7 +186,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
         # Balanced now: the advice says so at a later refresh, and no second nudge followed.
         def calm() -> dict[str, Any] | None:
             reading.pump(0.3)
-            body = nudge_broker.group(group)
+            body = plugin_broker.group(group)
             if body is None or body["advice"]["as_of"] <= advice["as_of"]:
                 return None
             return body if not body["advice"]["advised"] else None

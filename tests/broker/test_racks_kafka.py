@@ -19,19 +19,17 @@ and the same members on Kafka's ``uniform``, are shown beside it (``pytest -s``)
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from harness.broker import LocalKafka
-from harness.sidecar import SidecarProcess, start_sidecar
+from harness.poll import eventually
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.strategies import run_strategy
 from tests.broker.answerer import Answerer, Exchange
+from tests.broker.conftest import PluginBroker, PluginSettings
 from tests.broker.consumers import (
     JavaMember,
     Owned,
@@ -40,7 +38,6 @@ from tests.broker.consumers import (
     each_partition_once,
     poll_mixed_until,
 )
-from tests.broker.test_sidecar_kafka import wait_for
 from tests.client.answers import member_topics, nested
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
@@ -48,7 +45,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.java]
 RACKS = ("a", "b")
 # The plugin's deadline at its maximum: this test is about racks (the proxy adds a hop).
 DEADLINE_MS = 1_000
-REFRESH_S = 1.0
 SETTLE_S = 120
 PARTITIONS = 8
 # Even partitions on node 1 (rack a), odd ones on node 2 (rack b).
@@ -57,56 +53,13 @@ REPLICAS = [[1 if p % 2 == 0 else 2] for p in range(PARTITIONS)]
 BACKLOG = [1_000, 1_000, 200, 200, 200, 200, 200, 200]
 
 
-@dataclass
-class RackCluster:
-    kafka: LocalKafka
-    sidecar: SidecarProcess
-    proxy: Answerer
-
-    def replica_racks(self, partition: int) -> set[str]:
-        racks = {self.kafka.node_racks[node] for node in REPLICAS[partition]}
-        return {r for r in racks if r is not None}
+# The plugin calls the recording proxy; the proxy forwards to the sidecar.
+PLUGIN_SETTINGS = PluginSettings(timeout_ms=DEADLINE_MS, sidecar=(), proxy=True, racks=RACKS)
 
 
-@pytest.fixture(scope="module")
-def rack_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RackCluster]:
-    # The plugin calls the proxy; the proxy forwards to the sidecar once that runs.
-    proxy = Answerer().start()
-    directory: Path = tmp_path_factory.mktemp("kafka-racks")
-    kafka = LocalKafka(
-        directory,
-        racks=RACKS,
-        start_args=(
-            "--lagassign-url",
-            proxy.url,
-            "--lagassign-timeout-ms",
-            str(DEADLINE_MS),
-            "--set",
-            "lagassign.breaker.failures=1000",
-            "--set",
-            "group.consumer.min.heartbeat.interval.ms=500",
-            "--set",
-            "group.consumer.heartbeat.interval.ms=500",
-        ),
-    )
-    kafka.start(timeout_s=240)
-    try:
-        sidecar = start_sidecar(
-            {
-                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
-                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
-                "LAGASSIGN_RESET_POLICY": "earliest",
-            },
-            directory / "sidecar.log",
-        )
-        proxy.forward = sidecar.url
-        try:
-            yield RackCluster(kafka, sidecar, proxy)
-        finally:
-            sidecar.stop()
-    finally:
-        kafka.stop()
-        proxy.stop()
+def replica_racks(broker: PluginBroker, partition: int) -> set[str]:
+    racks = {broker.kafka.node_racks[node] for node in REPLICAS[partition]}
+    return {r for r in racks if r is not None}
 
 
 def produce_backlog(bootstrap: str, topic: str) -> None:
@@ -126,9 +79,9 @@ def member_lags(state: Owned) -> dict[str, int]:
     return {m: sum(BACKLOG[p] for _, p in held) for m, held in state.items()}
 
 
-def local_partitions(rc: RackCluster, state: Owned, rack_of: dict[str, str]) -> set[int]:
+def local_partitions(rc: PluginBroker, state: Owned, rack_of: dict[str, str]) -> set[int]:
     """The partitions owned by a member in one of their replicas' racks."""
-    return {p for m, held in state.items() for _, p in held if rack_of[m] in rc.replica_racks(p)}
+    return {p for m, held in state.items() for _, p in held if rack_of[m] in replica_racks(rc, p)}
 
 
 def rack_members(
@@ -198,11 +151,11 @@ def describe(state: Owned, rack_of: dict[str, str]) -> str:
 
 
 def test_partitions_go_to_members_in_their_replicas_racks(
-    rack_cluster: RackCluster, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = rack_cluster.kafka.bootstrap
-    assert rack_cluster.kafka.node_racks == {1: "a", 2: "b"}
+    bootstrap = plugin_broker.kafka.bootstrap
+    assert plugin_broker.kafka.node_racks == {1: "a", 2: "b"}
     topic_id = create_topic(bootstrap, topic, PARTITIONS, REPLICAS)
     produce_backlog(bootstrap, topic)
     total = 2 * len(RACKS)
@@ -216,10 +169,10 @@ def test_partitions_go_to_members_in_their_replicas_racks(
         assert complete(topic, 1)(alone), alone
 
         def indexed() -> bool:
-            body = rack_cluster.sidecar.group(group)
+            body = plugin_broker.sidecar.group(group)
             return body is not None and {m["member_id"] for m in body["members"]} == set(alone)
 
-        wait_for("the sidecar indexes the first member", indexed, 60)
+        eventually(indexed, 60, "the sidecar indexes the first member")
         java.append(JavaMember(bootstrap, group, topic, "lagassign", SETTLE_S * 3, RACKS[1]))
         with (
             consumers(bootstrap, group, topic, 1, "lagassign", RACKS[0]) as in_a,
@@ -230,7 +183,7 @@ def test_partitions_go_to_members_in_their_replicas_racks(
                 state = poll_mixed_until([*in_a, *in_b], java, complete(topic, total), 1.0)
                 if not complete(topic, total)(state):
                     return None
-                exchange = last_answer(rack_cluster.proxy, set(state))
+                exchange = last_answer(plugin_broker.answerer, set(state))
                 if exchange is None:
                     return None
                 answer = nested(json.loads(exchange.reply))
@@ -240,17 +193,17 @@ def test_partitions_go_to_members_in_their_replicas_racks(
                 return {"state": state, "exchange": exchange, "answer": given}
 
             try:
-                found = wait_for("the sidecar's answer is live", answered_and_live, SETTLE_S)
+                found = eventually(answered_and_live, SETTLE_S, "the sidecar's answer is live")
             except AssertionError as late:
                 seen = [
                     (e.status, len(e.request["members"]), e.reply[:120])
-                    for e in rack_cluster.proxy.exchanges
+                    for e in plugin_broker.answerer.exchanges
                 ]
                 raise AssertionError(f"{late}; the proxy saw {seen}") from None
             ours: Owned = found["state"]
             exchange: Exchange = found["exchange"]
             rack_of = racks_by_member(java, {"a": in_a, "b": in_b})
-            body = rack_cluster.sidecar.group(group)
+            body = plugin_broker.sidecar.group(group)
     finally:
         for member in java:
             member.close()
@@ -260,15 +213,15 @@ def test_partitions_go_to_members_in_their_replicas_racks(
     request = exchange.request
     assert {m["member_id"]: m.get("rack") for m in request["members"]} == rack_of
     assert request["partition_racks"] == {
-        topic_id: [sorted(rack_cluster.replica_racks(p)) for p in range(PARTITIONS)]
+        topic_id: [sorted(replica_racks(plugin_broker, p)) for p in range(PARTITIONS)]
     }
     # What the sidecar answered, now live, is the core's balanced answer with the racks.
     assert found["answer"] == core_balanced(request, with_racks=True)
     without = core_balanced(request, with_racks=False)
     without_local = local_partitions(
-        rack_cluster, {m: {(topic, p) for _, p in held} for m, held in without.items()}, rack_of
+        plugin_broker, {m: {(topic, p) for _, p in held} for m, held in without.items()}, rack_of
     )
-    our_local = local_partitions(rack_cluster, ours, rack_of)
+    our_local = local_partitions(plugin_broker, ours, rack_of)
     our_worst = max(member_lags(ours).values())
 
     # The same members on Kafka's own uniform, beside it.
@@ -289,7 +242,7 @@ def test_partitions_go_to_members_in_their_replicas_racks(
             uniform_rack_of = racks_by_member(java, {"a": in_a, "b": in_b})
     finally:
         close()
-    their_local = local_partitions(rack_cluster, theirs, uniform_rack_of)
+    their_local = local_partitions(plugin_broker, theirs, uniform_rack_of)
     their_worst = max(member_lags(theirs).values())
 
     print(

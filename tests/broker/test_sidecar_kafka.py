@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from harness.broker import LocalKafka
-from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from harness.poll import eventually
+from tests.broker.conftest import PluginBroker, PluginSettings
 from tests.broker.consumers import (
     JavaMember,
     Owned,
@@ -43,61 +40,13 @@ pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
 # Generous for a loaded test machine: the sidecar answers from its cache in milliseconds.
 DEADLINE_MS = 500
-REFRESH_S = 1.0
 SETTLE_S = 120
 PARTITIONS = 12
 # Three hot partitions, spaced so that neither contiguous ranges nor round robin spread them.
 BACKLOG = [3_000 if p in (0, 3, 6) else 100 for p in range(PARTITIONS)]
 
 
-@dataclass
-class SidecarBroker:
-    kafka: LocalKafka
-    sidecar: SidecarProcess
-
-    def get(self, path: str) -> httpx.Response:
-        return httpx.get(
-            f"{self.sidecar.url}{path}", timeout=10.0, headers={"accept": "application/json"}
-        )
-
-
-@pytest.fixture(scope="module")
-def sidecar_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarBroker]:
-    port = free_port()
-    directory: Path = tmp_path_factory.mktemp("kafka-sidecar")
-    kafka = LocalKafka(
-        directory,
-        start_args=(
-            # The sidecar is started on this port once the broker runs (it reads the broker).
-            "--lagassign-url",
-            f"http://127.0.0.1:{port}",
-            "--lagassign-timeout-ms",
-            str(DEADLINE_MS),
-            "--set",
-            "lagassign.breaker.failures=1000",
-            "--set",
-            "group.consumer.min.heartbeat.interval.ms=500",
-            "--set",
-            "group.consumer.heartbeat.interval.ms=500",
-        ),
-    )
-    kafka.start(timeout_s=240)
-    try:
-        sidecar = start_sidecar(
-            {
-                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
-                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_S),
-                "LAGASSIGN_RESET_POLICY": "earliest",
-            },
-            directory / "sidecar.log",
-            port=port,
-        )
-        try:
-            yield SidecarBroker(kafka, sidecar)
-        finally:
-            sidecar.stop()
-    finally:
-        kafka.stop()
+PLUGIN_SETTINGS = PluginSettings(timeout_ms=DEADLINE_MS, sidecar=())
 
 
 def produce_backlog(bootstrap: str, topic: str) -> None:
@@ -131,17 +80,7 @@ def settled(topic: str, members: int) -> Callable[[Owned], bool]:
     return done
 
 
-def wait_for(what: str, check: Callable[[], Any], timeout_s: float) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {timeout_s} s")
-
-
-def group_json(sb: SidecarBroker, group: str) -> dict[str, Any] | None:
+def group_json(sb: PluginBroker, group: str) -> dict[str, Any] | None:
     response = sb.get(f"/groups/{group}")
     if response.status_code == 404:
         return None
@@ -150,7 +89,7 @@ def group_json(sb: SidecarBroker, group: str) -> dict[str, Any] | None:
     return body
 
 
-def indexed(sb: SidecarBroker, group: str, member_ids: set[str]) -> bool:
+def indexed(sb: PluginBroker, group: str, member_ids: set[str]) -> bool:
     """The sidecar's snapshot lists exactly these members (so its index knows them)."""
     body = group_json(sb, group)
     return body is not None and {m["member_id"] for m in body["members"]} == member_ids
@@ -165,7 +104,7 @@ def uniform_worst(bootstrap: str, group: str, topic: str, members: int) -> int:
 
 
 def run_cold_group(
-    sb: SidecarBroker, group: str, topic: str, later_java: int, later_python: int
+    sb: PluginBroker, group: str, topic: str, later_java: int, later_python: int
 ) -> tuple[Owned, dict[str, Any], float]:
     """One Java member starts the group cold (uniform), then more members join.
 
@@ -180,7 +119,7 @@ def run_cold_group(
         first = poll_mixed_until([], java, settled(topic, 1), SETTLE_S)
         assert settled(topic, 1)(first), first
         assigned_at = time.monotonic()
-        wait_for("the sidecar indexes the member", lambda: indexed(sb, group, set(first)), 60)
+        eventually(lambda: indexed(sb, group, set(first)), 60, "the sidecar indexes the member")
         indexed_after_s = time.monotonic() - assigned_at
         cold = group_json(sb, group)
         assert cold is not None
@@ -206,7 +145,7 @@ def run_cold_group(
                     return None
                 return {"state": state, "body": body}
 
-            found = wait_for("the sidecar's answer is live", answered_and_live, SETTLE_S)
+            found = eventually(answered_and_live, SETTLE_S, "the sidecar's answer is live")
             state, body = found["state"], found["body"]
             # The consumers' own view, the sidecar's view of the group and its last answer agree.
             reported = {
@@ -221,7 +160,7 @@ def run_cold_group(
 
 
 def check_balanced_beats_uniform(
-    sb: SidecarBroker, group: str, topic: str, state: Owned, body: dict[str, Any]
+    sb: PluginBroker, group: str, topic: str, state: Owned, body: dict[str, Any]
 ) -> tuple[int, int]:
     last = body["last_answers"][0]
     assert last["strategy"] == "balanced"
@@ -236,13 +175,13 @@ def check_balanced_beats_uniform(
 
 
 def test_java_group_is_balanced_by_lag_after_a_cold_start(
-    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("topic"), kafka_names("group")
-    create_topic(sidecar_broker.kafka.bootstrap, topic, PARTITIONS)
-    produce_backlog(sidecar_broker.kafka.bootstrap, topic)
-    state, body, indexed_after_s = run_cold_group(sidecar_broker, group, topic, 2, 0)
-    ours, uniform = check_balanced_beats_uniform(sidecar_broker, group, topic, state, body)
+    create_topic(plugin_broker.kafka.bootstrap, topic, PARTITIONS)
+    produce_backlog(plugin_broker.kafka.bootstrap, topic)
+    state, body, indexed_after_s = run_cold_group(plugin_broker, group, topic, 2, 0)
+    ours, uniform = check_balanced_beats_uniform(plugin_broker, group, topic, state, body)
     print(
         f"\njava group: worst member lag {ours} with lagassign, {uniform} with uniform; "
         f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
@@ -250,13 +189,13 @@ def test_java_group_is_balanced_by_lag_after_a_cold_start(
 
 
 def test_mixed_java_and_confluent_kafka_group_is_balanced_by_lag(
-    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("topic"), kafka_names("group")
-    create_topic(sidecar_broker.kafka.bootstrap, topic, PARTITIONS)
-    produce_backlog(sidecar_broker.kafka.bootstrap, topic)
-    state, body, indexed_after_s = run_cold_group(sidecar_broker, group, topic, 1, 1)
-    ours, uniform = check_balanced_beats_uniform(sidecar_broker, group, topic, state, body)
+    create_topic(plugin_broker.kafka.bootstrap, topic, PARTITIONS)
+    produce_backlog(plugin_broker.kafka.bootstrap, topic)
+    state, body, indexed_after_s = run_cold_group(plugin_broker, group, topic, 1, 1)
+    ours, uniform = check_balanced_beats_uniform(plugin_broker, group, topic, state, body)
     print(
         f"\nmixed group: worst member lag {ours} with lagassign, {uniform} with uniform; "
         f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
@@ -264,10 +203,10 @@ def test_mixed_java_and_confluent_kafka_group_is_balanced_by_lag(
 
 
 def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
-    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = sidecar_broker.kafka.bootstrap
+    bootstrap = plugin_broker.kafka.bootstrap
     create_topic(bootstrap, topic, PARTITIONS)
     produce_backlog(bootstrap, topic)
     with consumers(bootstrap, group, topic, 3, "uniform") as members:
@@ -275,7 +214,7 @@ def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
         assert settled(topic, 3)(state), state
 
         def stable_in_the_sidecar() -> bool:
-            body = group_json(sidecar_broker, group)
+            body = group_json(plugin_broker, group)
             return (
                 body is not None
                 and body["header"]["state"] == "Stable"
@@ -286,9 +225,9 @@ def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
                 == state
             )
 
-        wait_for("the sidecar sees the group stable", stable_in_the_sidecar, 60)
-        described = sidecar_broker.kafka.consumer_groups("--describe", "--group", group)
-        body = group_json(sidecar_broker, group)
+        eventually(stable_in_the_sidecar, 60, "the sidecar sees the group stable")
+        described = plugin_broker.kafka.consumer_groups("--describe", "--group", group)
+        body = group_json(plugin_broker, group)
         for member in members:
             member.poll(0.05)
     assert body is not None
@@ -358,7 +297,7 @@ def join_online(
 
 
 def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
-    sidecar_broker: SidecarBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
 ) -> None:
     """The Python shim sends subscription user data: Kafka refuses the online upgrade.
 
@@ -367,11 +306,11 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
     they resume from the committed offsets and the group is then assigned by lagassign.
     """
     topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = sidecar_broker.kafka.bootstrap
+    bootstrap = plugin_broker.kafka.bootstrap
     create_topic(bootstrap, topic, PARTITIONS)
     produce_backlog(bootstrap, topic)
     everything = {(topic, p) for p in range(PARTITIONS)}
-    log_path = sidecar_broker.kafka.directory / "kafka.log"
+    log_path = plugin_broker.kafka.directory / "kafka.log"
 
     def refusals() -> list[str]:
         text = log_path.read_text(errors="replace")
@@ -382,7 +321,7 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
 
     async def classic_phase() -> tuple[int, tuple[set[tuple[str, int]], list[str]]]:
         member = AiokafkaMember(
-            "classic-0", bootstrap, group, [topic], sidecar_broker.sidecar.url, 5.0
+            "classic-0", bootstrap, group, [topic], plugin_broker.sidecar.url, 5.0
         )
         await member.start()
         try:
@@ -421,12 +360,12 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
         assert settled(topic, 2)(state), state
 
         def converted() -> dict[str, Any] | None:
-            body = group_json(sidecar_broker, group)
+            body = group_json(plugin_broker, group)
             if body is None or body["header"]["protocol_type"] != "consumer":
                 return None
             return body
 
-        body = wait_for("the sidecar sees the converted group", converted, 60)
+        body = eventually(converted, 60, "the sidecar sees the converted group")
         for _ in range(20):
             for consumer in members:
                 message = consumer.poll(0.05)
