@@ -1,5 +1,6 @@
 """The lag an answer balances is kept per group between two refreshes (assign/lag_cache.py)
-and made ready after each refresh (assign/lag_warmer.py).
+and made ready after each refresh (assign/lag_warmer.py); the group's last answer is
+served again for the same body over the same lag (assign/answer_reuse.py).
 
 The use case runs over a lag view holding real snapshots, the real rate window and
 the sidecar's drain model; only the model is counted, by a wrapper around it, to see
@@ -18,6 +19,7 @@ import pytest
 
 from lagassign.assign.answer import Answer
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.answer_reuse import AnswerReuse, Asked
 from lagassign.assign.lag_cache import LagCache, LagInputs
 from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.lag_warmer import LagWarmer
@@ -78,6 +80,9 @@ class Group:
         self.refresh(LAGS)
         self.model = CountedModel(DrainModel(self.rates, self.view, None))
         self.cache = LagCache()
+        self.reuse: AnswerReuse | None = None
+        self.answers = AnswerLog()
+        self.sent = b""
 
     def refresh(self, lags: dict[str, list[int]]) -> Refresh:
         """A new snapshot (the lag view replaces it) and its point in the rate window."""
@@ -87,29 +92,31 @@ class Group:
         self.rates.record(snapshot)
         return Refresh(duration_s=0.1, ok=True, fresh=[snapshot])
 
-    async def answer(self, members: int = 2, **changes: Any) -> dict[str, Any]:
-        body = body_of(GROUP, members, **changes)
+    async def answer(self, count: int = 2, **changes: Any) -> dict[str, Any]:
+        body = json.dumps(body_of(GROUP, count, **changes)).encode()
         parts = AssignParts(
             default_strategy="balanced",
             on_demand_budget_s=0.0,
             lag_view=self.view,
             forecast=None,
-            answers=AnswerLog(),
+            answers=self.answers,
             observer=Observed(),
             lag_model=self.model,
             lag_cache=self.cache,
+            answer_reuse=self.reuse,
         )
-        raw = await answer_rebalance(
-            parse_assign_request(json.dumps(body)), parts, Here(), started=time.perf_counter()
+        self.sent = await answer_rebalance(
+            parse_assign_request(body), parts, Here(), started=time.perf_counter(), raw=body
         )
-        answer: dict[str, Any] = json.loads(raw)
+        answer: dict[str, Any] = json.loads(self.sent)
         return answer
 
 
-def body_of(group_id: str, members: int = 2, **changes: Any) -> dict[str, Any]:
+def body_of(group_id: str, count: int = 2, **changes: Any) -> dict[str, Any]:
+    """A request of ``count`` members subscribed to t0 and t1 (``changes`` replace fields)."""
     return {
         "group_id": group_id,
-        "members": [{"member_id": f"m-{i}", "topics": ["t0", "t1"]} for i in range(members)],
+        "members": [{"member_id": f"m-{i}", "topics": ["t0", "t1"]} for i in range(count)],
         "partitions": {"t0": 4, "t1": 2},
         **changes,
     }
@@ -159,22 +166,22 @@ async def test_after_a_refresh_the_lag_is_ready_for_the_next_request() -> None:
     await warmer.refreshed(group.refresh(LAGS))
     await warmer.ready()
     assert warmer.warmed == 0  # nothing kept yet: nothing to make ready
-    await group.answer(members=3)
+    await group.answer(count=3)
     assert group.model.calls == 1
     await warmer.refreshed(group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]}))
     await warmer.ready()
     assert (warmer.warmed, group.model.calls) == (1, 2)
-    ready = await group.answer(members=3)
+    ready = await group.answer(count=3)
     assert group.model.calls == 2  # the request found it
     group.cache = None  # type: ignore[assignment]
-    assert without_times(await group.answer(members=3)) == without_times(ready)
+    assert without_times(await group.answer(count=3)) == without_times(ready)
 
 
 async def test_another_member_count_or_partition_count_is_computed_anew() -> None:
     group = Group()
-    await group.answer(members=2)
-    await group.answer(members=3)  # the drain horizon reads the member count
-    await group.answer(members=3, partitions={"t0": 3, "t1": 2})
+    await group.answer(count=2)
+    await group.answer(count=3)  # the drain horizon reads the member count
+    await group.answer(count=3, partitions={"t0": 3, "t1": 2})
     assert group.model.calls == 3
     assert group.cache.hits == 0
 
@@ -199,3 +206,44 @@ async def test_the_least_recently_used_group_is_dropped_past_the_bound() -> None
     assert len(cache) == 2
     assert cache.get("a", inputs) is None
     assert cache.get("c", inputs) is lag
+
+
+async def test_the_same_body_over_the_same_lag_is_answered_with_the_last_bytes() -> None:
+    group = Group()
+    group.reuse = AnswerReuse()
+    owned = [{"member_id": "m-0", "topics": ["t0", "t1"], "owned": {"t0": [0, 1]}}]
+    await group.answer(members=owned)
+    sent = group.sent
+    await group.answer(members=owned)
+    assert group.sent == sent  # byte for byte, compute_ms included: not computed again
+    assert group.reuse.reused == 1
+    assert len(group.answers.recent(GROUP)) == 2  # still the group's answer, twice
+
+
+async def test_a_changed_body_or_a_refresh_is_answered_anew() -> None:
+    group = Group()
+    group.reuse = AnswerReuse()
+    await group.answer()
+    before = json.loads(group.sent)
+    await group.answer(members=[{"member_id": "m-0", "topics": ["t0", "t1"], "owned": {"t1": [0]}}])
+    assert group.reuse.reused == 0
+    await group.answer()
+    assert group.reuse.reused == 0  # the last answer kept is the changed body's
+    group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]})
+    after = await group.answer()
+    assert group.reuse.reused == 0
+    assert after["stats"]["max_lag"] != before["stats"]["max_lag"]
+
+
+def test_answers_are_kept_within_their_bytes() -> None:
+    reuse = AnswerReuse(max_groups=8, max_bytes=1_000)
+    inputs = LagInputs(snapshot_of(GROUP, LAGS), None, ())
+    answer: Any = object()
+    for group_id in ("a", "b", "c"):
+        reuse.put(Asked(b"x" * 300, group_id, None, "balanced"), inputs, answer, b"y" * 100)
+    assert len(reuse) == 2
+    assert reuse.bytes == 800
+    assert reuse.get(Asked(b"x" * 300, "a", None, "balanced"), inputs) is None
+    assert reuse.get(Asked(b"x" * 300, "c", None, "balanced"), inputs) == (answer, b"y" * 100)
+    reuse.put(Asked(b"x" * 2_000, "d", None, "balanced"), inputs, answer, b"")
+    assert reuse.get(Asked(b"x" * 2_000, "d", None, "balanced"), inputs) is None

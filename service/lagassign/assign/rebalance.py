@@ -14,7 +14,9 @@ caller's :class:`Worker`: the HTTP route's runs it in a worker thread for a larg
 request, after waiting for its turn. The lag model and the metrics are handed in
 (:class:`~lagassign.assign.lag_cache.LagModel`, :class:`AnswerObserver`): their rooms
 sit above this one. The lag from the lag view's cached snapshot, after the model, is
-kept per group until its inputs change (:mod:`lagassign.assign.lag_cache`).
+kept per group until its inputs change (:mod:`lagassign.assign.lag_cache`), and the
+group's last answer is served again for the same request over the same lag
+(:mod:`lagassign.assign.answer_reuse`).
 
 A request whose client has gone is abandoned by the :class:`Worker` before each heavy
 step, and its answer, if already computed, is neither recorded nor observed.
@@ -30,8 +32,9 @@ from typing import Any, Protocol, TypeVar
 from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.answer_reuse import AnswerReuse, Asked
 from lagassign.assign.collector import collector_paused
-from lagassign.assign.lag_cache import LagCache, LagModel, lag_inputs, snapshot_lag
+from lagassign.assign.lag_cache import LagCache, LagInputs, LagModel, lag_inputs, snapshot_lag
 from lagassign.assign.lag_sources import LagSource, choose_lag_source, subscribed_topics
 from lagassign.assign.request import AssignRequest
 from lagassign.assign.topic_ids import resolve_topic_ids
@@ -73,6 +76,7 @@ class AssignParts:
     observer: AnswerObserver
     lag_model: LagModel | None = None
     lag_cache: LagCache | None = None
+    answer_reuse: AnswerReuse | None = None
 
 
 async def answer_rebalance(
@@ -82,8 +86,10 @@ async def answer_rebalance(
     *,
     started: float,
     dry_run: bool = False,
+    raw: bytes | bytearray | None = None,
 ) -> bytes:
-    """The answer's bytes for ``request``; recorded and observed (from ``started``, a
+    """The answer's bytes for ``request`` (whose body was ``raw``, if given: it is what an
+    answer is reused for); recorded and observed (from ``started``, a
     ``time.perf_counter()``) unless a dry run."""
     lag_view = parts.lag_view
     by_id: Mapping[str, str] | None = None
@@ -97,14 +103,24 @@ async def answer_rebalance(
         check_members(
             request.group_id, (m.member_id for m in request.members), lag_view.snapshots()
         )
-    lag = await balanced_lag(request, parts, worker, budget_s)
-    answer, body, topics = await worker.run(
-        answer_body_topics, request, lag, parts.default_strategy, by_id
-    )
+    lag, inputs = await balanced_lag(request, parts, worker, budget_s)
+    reuse, asked, found = parts.answer_reuse, None, None
+    if reuse is not None and inputs is not None and raw is not None:
+        asked = Asked(bytes(raw), request.group_id, by_id, parts.default_strategy)
+        found = reuse.get(asked, inputs)
+    if found is not None:
+        answer, body = found
+        topics = subscribed_topics(request)
+    else:
+        answer, body, topics = await worker.run(
+            answer_body_topics, request, lag, parts.default_strategy, by_id
+        )
     if lag_view is not None:
         lag_view.track(request.group_id, topics)
     # Nobody reads the answer of a client that has gone: it must not become the group's last.
     await worker.check_client()
+    if reuse is not None and asked is not None and inputs is not None and found is None:
+        reuse.put(asked, inputs, answer, body)
     if not dry_run:
         parts.answers.record(answer)
         parts.observer.observe_answer(answer, time.perf_counter() - started)
@@ -113,9 +129,10 @@ async def answer_rebalance(
 
 async def balanced_lag(
     request: AssignRequest, parts: AssignParts, worker: Worker, budget_s: float
-) -> LagSource:
+) -> tuple[LagSource, LagInputs | None]:
     """The lag the answer balances: from its best source through the lag model, or kept
-    from an earlier request of the group with the same inputs (``parts.lag_cache``)."""
+    from an earlier request of the group with the same inputs (``parts.lag_cache``); and
+    those inputs when the lag is one the cache keeps."""
     cache, model, lag_view = parts.lag_cache, parts.lag_model, parts.lag_view
     if cache is not None and lag_view is not None and parts.forecast is None:
         inputs = lag_inputs(request, lag_view, model)
@@ -124,11 +141,11 @@ async def balanced_lag(
             if lag is None:
                 lag = await worker.run(snapshot_lag, request, inputs, model)
                 cache.put(request, inputs, lag, model)
-            return lag
+            return lag, inputs
     lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
     if model is not None:
         lag = await worker.run(model, lag, request)
-    return lag
+    return lag, None
 
 
 def answer_body_topics(

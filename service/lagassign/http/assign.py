@@ -18,7 +18,9 @@ watched; a wait for a turn ends when it closes, no further heavy step starts, an
 answer computed meanwhile is not recorded (Starlette's ``ClientDisconnect``, logged at
 DEBUG). The lag an answer balances is kept per group between two refreshes of the lag
 view (:mod:`lagassign.assign.lag_cache`), one cache per lag view, and made ready anew
-after each refresh by a listener of the view (:mod:`lagassign.assign.lag_warmer`).
+after each refresh by a listener of the view (:mod:`lagassign.assign.lag_warmer`); a
+group's last answer is served again for the same body over the same lag
+(:mod:`lagassign.assign.answer_reuse`).
 
 ``POST /assign?dry_run=true`` answers the same way but records nothing: the answer
 does not become the group's last answer (so ``/groups`` and
@@ -33,12 +35,13 @@ import contextlib
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 from starlette.requests import ClientDisconnect
 
+from lagassign.assign.answer_reuse import AnswerReuse
 from lagassign.assign.collector import request_paused
 from lagassign.assign.lag_cache import LagCache, LagModel
 from lagassign.assign.lag_sources import LagSource
@@ -120,6 +123,7 @@ async def assign(
     started = time.perf_counter()
     require_json(request)
     dry_run = dry_run_of(request)
+    caches = view_caches(lag_view)
     parts = AssignParts(
         default_strategy=settings.default_strategy,
         on_demand_budget_s=settings.on_demand_budget_s,
@@ -128,7 +132,8 @@ async def assign(
         answers=answers,
         observer=metrics.assign,
         lag_model=lag_model_of(settings, rates, lag_view),
-        lag_cache=lag_cache_of(lag_view),
+        lag_cache=None if caches is None else caches.lags,
+        answer_reuse=None if caches is None else caches.answers,
     )
     turn = Turn(heavy)
     try:
@@ -139,7 +144,9 @@ async def assign(
         async with request_paused(len(raw) > LIGHT_BODY_BYTES):
             parsed, cost = await turn.run(checked_request, raw, settings.request_limits)
             turn.wanted = cost > LIGHT_COST
-            body = await answer_rebalance(parsed, parts, turn, started=started, dry_run=dry_run)
+            body = await answer_rebalance(
+                parsed, parts, turn, started=started, dry_run=dry_run, raw=raw
+            )
     finally:
         turn.release()
     return Response(body, media_type="application/json")
@@ -215,26 +222,34 @@ async def watch_disconnect(request: Request, left: asyncio.Event) -> None:
             return
 
 
-#: One cache of balanced lags per lag view (its snapshots are what the cache is keyed by).
-_LAG_CACHES: weakref.WeakKeyDictionary[LagReader, LagCache] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True, slots=True)
+class ViewCaches:
+    """What is kept over one lag view's snapshots: balanced lags, last answers."""
+
+    lags: LagCache = field(default_factory=LagCache)
+    answers: AnswerReuse = field(default_factory=AnswerReuse)
 
 
-def lag_cache_of(lag_view: LagReader | None) -> LagCache | None:
-    """The lag view's cache of balanced lags (none without a lag view).
+#: One set of caches per lag view (its snapshots are what they are keyed by).
+_VIEW_CACHES: weakref.WeakKeyDictionary[LagReader, ViewCaches] = weakref.WeakKeyDictionary()
+
+
+def view_caches(lag_view: LagReader | None) -> ViewCaches | None:
+    """The lag view's caches (none without a lag view).
 
     Made on the first request; a view with refresh listeners (the refresh loop) gets
-    the cache's :class:`~lagassign.assign.lag_warmer.LagWarmer` as its last, after the
-    rate window it reads.
+    the lag cache's :class:`~lagassign.assign.lag_warmer.LagWarmer` as its last, after
+    the rate window it reads.
     """
     if lag_view is None:
         return None
-    cache = _LAG_CACHES.get(lag_view)
-    if cache is None:
-        cache = _LAG_CACHES[lag_view] = LagCache()
+    caches = _VIEW_CACHES.get(lag_view)
+    if caches is None:
+        caches = _VIEW_CACHES[lag_view] = ViewCaches()
         listeners = getattr(lag_view, "listeners", None)
         if isinstance(listeners, list):
-            listeners.append(LagWarmer(cache, lag_view))
-    return cache
+            listeners.append(LagWarmer(caches.lags, lag_view))
+    return caches
 
 
 def lag_model_of(
