@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from lagassign.assign import lag_cache
 from lagassign.assign.answer import Answer
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.assign.answer_reuse import AnswerReuse, Asked
@@ -175,6 +176,16 @@ async def test_after_a_refresh_the_lag_is_ready_for_the_next_request() -> None:
     assert group.model.calls == 2  # the request found it
     group.cache = None  # type: ignore[assignment]
     assert without_times(await group.answer(count=3)) == without_times(ready)
+
+
+async def test_a_group_not_asked_lately_is_not_made_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    group = Group()
+    warmer = LagWarmer(group.cache, group.view)
+    await group.answer()
+    monkeypatch.setattr(lag_cache, "WARM_FOR_S", -1.0)  # its last request is past the bound
+    await warmer.refreshed(group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]}))
+    await warmer.ready()
+    assert (warmer.warmed, group.model.calls) == (0, 1)
 
 
 async def test_another_member_count_or_partition_count_is_computed_anew() -> None:

@@ -16,13 +16,15 @@ view refreshes, so the result is kept and reused while they are the same
 
 Only lags from the cached snapshot are kept: not a request's own ``lags``, not the
 forecast's weights, not an on-demand read. The first request of a group computes
-and keeps; after each refresh the group's lag is computed anew for its last request
+and keeps; after each refresh the lag of a group asked within the last
+:data:`WARM_FOR_S` is computed anew for its last request
 (:mod:`lagassign.assign.lag_warmer`), so the next request finds it ready. At most
 ``max_groups`` groups are kept (the least recently used is dropped first).
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -41,6 +43,9 @@ from lagassign.lagview.reader import LagReader
 from lagassign.lagview.snapshot import GroupSnapshot
 
 DEFAULT_MAX_GROUPS = 256
+#: How long after a group's last request its lag is still made ready after each refresh:
+#: the rebalances of a rolling restart or a scale-out come within minutes of each other.
+WARM_FOR_S = 600.0
 
 
 class LagModel(Protocol):
@@ -102,6 +107,8 @@ class Kept:
     #: The group's last request, without what its lag does not read (owned, racks).
     request: AssignRequest
     model: LagModel | None
+    #: When the group last asked (``time.monotonic()``).
+    asked_at: float
 
 
 class LagCache:
@@ -129,9 +136,13 @@ class LagCache:
         inputs: LagInputs,
         lag: LagSource,
         model: LagModel | None,
+        *,
+        asked: bool = True,
     ) -> None:
+        """Keep ``lag`` for the group; ``asked``: for a request of it (not made ahead)."""
         group_id = request.group_id
         previous = self._kept.get(group_id)
+        asked_at = time.monotonic() if asked or previous is None else previous.asked_at
         if previous is None or previous.inputs.shape != inputs.shape:
             request = msgspec.structs.replace(
                 request,
@@ -140,7 +151,7 @@ class LagCache:
             )
         else:
             request = previous.request
-        self._kept[group_id] = Kept(inputs, lag, request, model)
+        self._kept[group_id] = Kept(inputs, lag, request, model, asked_at)
         self._kept.move_to_end(group_id)
         while len(self._kept) > self.max_groups:
             self._kept.popitem(last=False)
@@ -148,6 +159,13 @@ class LagCache:
     def last(self, group_id: str) -> Kept | None:
         """The group's kept lag and the request it was computed for, if any."""
         return self._kept.get(group_id)
+
+    def warm(self, group_id: str) -> Kept | None:
+        """:meth:`last`, for a group asked within :data:`WARM_FOR_S` only."""
+        kept = self._kept.get(group_id)
+        if kept is None or time.monotonic() - kept.asked_at > WARM_FOR_S:
+            return None
+        return kept
 
     def __len__(self) -> int:
         return len(self._kept)

@@ -3,7 +3,8 @@
 A refresh listener (:mod:`lagassign.lagview.listeners`), told after the rate window
 (it must come later in the view's listeners): for every group the refresh read
 afresh that has a lag in the :class:`~lagassign.assign.lag_cache.LagCache`, the lag
-is computed from the new snapshot and rate window for the group's last request, in a
+is computed from the new snapshot and rate window for the group's last request (for
+a group asked within :data:`~lagassign.assign.lag_cache.WARM_FOR_S`), in a
 worker thread and a task of its own (the refresh loop is not held), and kept. The
 broker plugin's next call for the group then finds it: a lookup instead of a walk of
 every partition. A request that comes before it is ready computes it itself.
@@ -32,7 +33,7 @@ class LagWarmer:
         self.warmed = 0
 
     async def refreshed(self, refresh: Refresh) -> None:
-        groups = [s.group_id for s in refresh.fresh if self.cache.last(s.group_id) is not None]
+        groups = [s.group_id for s in refresh.fresh if self.cache.warm(s.group_id) is not None]
         if not groups:
             return
         if self._task is not None and not self._task.done():
@@ -51,7 +52,7 @@ class LagWarmer:
 
     async def _warm(self, groups: Sequence[str]) -> None:
         for group_id in groups:
-            kept = self.cache.last(group_id)
+            kept = self.cache.warm(group_id)
             if kept is None:
                 continue
             inputs = lag_inputs(kept.request, self.lag_view, kept.model)
@@ -62,5 +63,5 @@ class LagWarmer:
             except Exception:  # a listener must not fail the refresh loop
                 log.exception("the lag of group %r could not be computed ahead", group_id)
                 continue
-            self.cache.put(kept.request, inputs, lag, kept.model)
+            self.cache.put(kept.request, inputs, lag, kept.model, asked=False)
             self.warmed += 1
