@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
+import uvicorn
 from fastapi import FastAPI
 
+from harness.poll import eventually_async
 from lagassign.forecast.source import ForecastSource
 from lagassign.http.parts import sidecar_of
 from lagassign.lagview.reader import LagReader
@@ -25,6 +29,25 @@ async def served(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
         ) as client,
     ):
         yield client
+
+
+@asynccontextmanager
+async def served_on_a_port(app: FastAPI, wait_s: float = 30.0) -> AsyncIterator[str]:
+    """The app under a real uvicorn on a free 127.0.0.1 port, for a browser or a raw socket.
+
+    Yields its base URL once uvicorn serves (its lifespan has run); stops it at the end.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            await eventually_async(lambda: server.started, wait_s, "uvicorn serves")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            await asyncio.wait_for(serving, wait_s)
 
 
 def lag_view_of(app: FastAPI) -> LagReader:

@@ -14,7 +14,6 @@ import asyncio
 import os
 import shutil
 import signal
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +23,6 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 
 from harness.broker import REPO, LocalKafka
 from harness.builders import commit, create_topic, members, produce
@@ -35,6 +33,7 @@ from lagassign.lagview.view import LagView
 from lagassign.settings import Settings
 from tests.service.page_reader import GroupsPage
 from tests.service.png_pixels import longest_runs, read_png
+from tests.service.serving import served_on_a_port
 
 pytestmark = [pytest.mark.kafka, pytest.mark.browser]
 
@@ -144,44 +143,35 @@ async def load_page(
     async with members(bootstrap, group, [topic], 2, "page"):
         view = LagView(bootstrap, groups=[group], interval_s=0.5, request_timeout_s=10)
         app = create_app(Settings.from_environ({}), lag_view=view)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-            server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-            serving = asyncio.create_task(server.serve(sockets=[sock]))
-            try:
-                snapshot = await settled_view(view, group, server)
-                answer = await answer_once(port, group, topic, snapshot)
-                snapshot = await refreshed_after(view, group, answer)
-                describe = await asyncio.to_thread(
-                    broker.consumer_groups, "--describe", "--group", group
-                )
-                url = f"http://127.0.0.1:{port}/groups/{quote(group, safe='')}"
-                dom = await run_chromium(chromium, tmp_path / "dom", "--dump-dom", url)
-                ARTIFACTS.mkdir(exist_ok=True)
-                SCREENSHOT.unlink(missing_ok=True)
-                await run_chromium(
-                    chromium,
-                    tmp_path / "shot",
-                    f"--window-size={WINDOW[0]},{WINDOW[1]}",
-                    f"--screenshot={SCREENSHOT}",
-                    url,
-                )
-            finally:
-                server.should_exit = True
-                await asyncio.wait_for(serving, DEADLINE_S)
+        async with served_on_a_port(app, DEADLINE_S) as base:
+            snapshot = await settled_view(view, group)
+            answer = await answer_once(base, group, topic, snapshot)
+            snapshot = await refreshed_after(view, group, answer)
+            describe = await asyncio.to_thread(
+                broker.consumer_groups, "--describe", "--group", group
+            )
+            url = f"{base}/groups/{quote(group, safe='')}"
+            dom = await run_chromium(chromium, tmp_path / "dom", "--dump-dom", url)
+            ARTIFACTS.mkdir(exist_ok=True)
+            SCREENSHOT.unlink(missing_ok=True)
+            await run_chromium(
+                chromium,
+                tmp_path / "shot",
+                f"--window-size={WINDOW[0]},{WINDOW[1]}",
+                f"--screenshot={SCREENSHOT}",
+                url,
+            )
     assert SCREENSHOT.is_file()
     return Loaded(dom=dom, describe=describe, snapshot=snapshot, answer=answer)
 
 
-async def settled_view(view: LagView, group: str, server: uvicorn.Server) -> GroupSnapshot:
+async def settled_view(view: LagView, group: str) -> GroupSnapshot:
     """The group's snapshot once both members hold partitions and every lag is known."""
 
     def settled() -> GroupSnapshot | None:
         snapshot = view.snapshot(group)
         if (
-            server.started
-            and snapshot is not None
+            snapshot is not None
             and len(snapshot.members) == 2
             and all(m.assignment for m in snapshot.members)
             and len(snapshot.partitions) == len(RECORDS)
@@ -193,7 +183,7 @@ async def settled_view(view: LagView, group: str, server: uvicorn.Server) -> Gro
     return await eventually_async(settled, DEADLINE_S, f"the view sees group {group} settle")
 
 
-async def answer_once(port: int, group: str, topic: str, snapshot: GroupSnapshot) -> dict[str, Any]:
+async def answer_once(base: str, group: str, topic: str, snapshot: GroupSnapshot) -> dict[str, Any]:
     """``POST /assign`` as the group leader's shim would, from the live members."""
     request = {
         "group_id": group,
@@ -207,7 +197,7 @@ async def answer_once(port: int, group: str, topic: str, snapshot: GroupSnapshot
         ],
         "partitions": {topic: len(RECORDS)},
     }
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
         response = await client.post("/assign", json=request)
     assert response.status_code == 200, response.text
     answer: dict[str, Any] = response.json()

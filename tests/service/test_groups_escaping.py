@@ -11,9 +11,7 @@ on the HTML the app sends and on the DOM headless Chromium builds from it.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import socket
 from collections import Counter
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -22,14 +20,12 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 
-from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView
 from tests.service.group_builders import snapshot_of
-from tests.service.serving import served
+from tests.service.serving import served, served_on_a_port
 from tests.service.test_groups_browser import run_chromium
 
 pytestmark = pytest.mark.anyio
@@ -128,21 +124,11 @@ async def test_chromium_builds_no_element_from_a_hostile_name(tmp_path: Path) ->
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is missing: `make chromium` installs it"
     app = create_app(Settings.from_environ({}), lag_view=view())
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        serving = asyncio.create_task(server.serve(sockets=[sock]))
-        try:
-            await eventually_async(lambda: server.started, 30.0, "uvicorn serves")
-            base = f"http://127.0.0.1:{port}"
-            async with httpx.AsyncClient(base_url=base, timeout=10) as client:
-                assert (await client.post("/assign", json=REQUEST)).status_code == 200
-            group = await run_chromium(chromium, tmp_path / "g", "--dump-dom", base + GROUP_PATH)
-            listing = await run_chromium(chromium, tmp_path / "l", "--dump-dom", base + "/groups")
-        finally:
-            server.should_exit = True
-            await asyncio.wait_for(serving, 30.0)
+    async with served_on_a_port(app) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+            assert (await client.post("/assign", json=REQUEST)).status_code == 200
+        group = await run_chromium(chromium, tmp_path / "g", "--dump-dom", base + GROUP_PATH)
+        listing = await run_chromium(chromium, tmp_path / "l", "--dump-dom", base + "/groups")
     # The DOM as Chromium serializes it: its own escaping, the same elements and values.
     check_group_page(Places(group))
     check_list_page(Places(listing))
