@@ -16,7 +16,7 @@ the totals within one, not each topic's counts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -26,28 +26,24 @@ from lagassign.core.strategies.balanced.lag_rounds import OpenSlots
 from lagassign.core.strategies.balanced.placement import Placement
 
 
-def balanced_by_totals(index: GroupIndex, owned: Sequence[Mapping[int, int]]) -> bool:
+def balanced_by_totals(index: GroupIndex, most: Sequence[int]) -> bool:
     """Whether the previous layout kept the totals within one but not each topic's counts.
 
-    Only with identical subscriptions (any member may then take any partition) and when
-    every partition was owned by a member still in the group, but for those of members
-    that left: the members that owned anything owned within one of each other, and some
-    member owned two or more above a topic's base count P // C.
+    ``most[t]``: the most partitions of topic ``t`` any member owned (empty: nothing
+    was owned). Only with identical subscriptions (any member may then take any
+    partition): some member owned two or more above a topic's base count P // C, and the
+    members that owned anything owned within one of each other in all.
     """
-    if not owned or not index.identical:
+    if not most or not index.identical:
         return False
     members = len(index.member_ids)
-    totals = np.bincount(
-        index.previous_owner_array()[index.previous_owner_array() >= 0], minlength=members
-    )
+    sizes = np.diff(np.asarray(index.offsets, dtype=np.int64))
+    if not (np.asarray(most, dtype=np.int64) >= sizes // members + 2).any():
+        return False  # balanced by topic (the usual case), found in one pass over topics
+    previous = index.previous_owner_array()
+    totals = np.bincount(previous[previous >= 0], minlength=members)
     owning = totals[totals > 0]
-    if not len(owning) or int(owning.max()) - int(owning.min()) > 1:
-        return False
-    for t, counts in enumerate(owned):
-        base = (index.offsets[t + 1] - index.offsets[t]) // members
-        if max((n for m, n in counts.items() if m >= 0), default=0) >= base + 2:
-            return True
-    return False
+    return int(owning.max()) - int(owning.min()) <= 1
 
 
 def keep_to_totals(

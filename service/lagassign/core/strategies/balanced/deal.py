@@ -31,11 +31,12 @@ def deal(
 ) -> tuple[Placement, list[int]]:
     """The dealt placement, and per topic the base count P // C every subscriber holds."""
     owned: list[dict[int, int]] = []
+    most: list[int] = []
     if previous is not None:
-        owned = owned_counts(index)
+        owned, most = owned_counts(index)
     targets = count_targets(index, owned, tuning)
     placement = Placement(index, previous)
-    if balanced_by_totals(index, owned):
+    if balanced_by_totals(index, most):
         unplaced, open_slots = keep_to_totals(placement)
     else:
         unplaced, open_slots = _keep_by_topic(placement, targets, owned)
@@ -74,13 +75,17 @@ def _keep_by_topic(
     return unplaced, open_slots
 
 
-def owned_counts(index: GroupIndex) -> list[dict[int, int]]:
-    """Per topic, how many of its partitions each member owned (-1: nobody owned them)."""
+def owned_counts(index: GroupIndex) -> tuple[list[dict[int, int]], list[int]]:
+    """Per topic, how many of its partitions each member owned (-1: nobody owned them),
+    and the most any member owned of it."""
     owners = index.previous_owner_array()
     out: list[dict[int, int]] = []
+    most: list[int] = []
     for t in range(len(index.topics)):
         members, counts = np.unique(
             owners[index.offsets[t] : index.offsets[t + 1]], return_counts=True
         )
         out.append(dict(zip(members.tolist(), counts.tolist(), strict=True)))
-    return out
+        owners_from = 1 if len(members) and members[0] < 0 else 0  # -1 (nobody) sorts first
+        most.append(int(counts[owners_from:].max(initial=0)))
+    return out, most
