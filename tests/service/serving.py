@@ -1,17 +1,20 @@
-"""Serve an app in-process for a test: its lifespan runs, an httpx client talks to it."""
+"""Serve an app for a test: in-process (its lifespan runs, an httpx client talks to it), under
+a real uvicorn on a port, or as a real ``lagassign serve`` process without a broker."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 
 import httpx
 import uvicorn
 from fastapi import FastAPI
 
 from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from lagassign.forecast.source import ForecastSource
 from lagassign.http.parts import sidecar_of
 from lagassign.lagview.reader import LagReader
@@ -48,6 +51,21 @@ async def served_on_a_port(app: FastAPI, wait_s: float = 30.0) -> AsyncIterator[
         finally:
             server.should_exit = True
             await asyncio.wait_for(serving, wait_s)
+
+
+@contextmanager
+def served_without_a_broker(settings: Mapping[str, str], log: Path) -> Iterator[SidecarProcess]:
+    """``lagassign serve`` with ``settings`` and a bootstrap address no broker listens on.
+
+    Alive (``/livez``) but never ready; it answers ``/assign`` from the requests' own
+    lags. Stopped by its pid at the end.
+    """
+    bootstrap = {"LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}"}
+    process = start_sidecar({**bootstrap, **settings}, log, wait_until_ready=False)
+    try:
+        yield process
+    finally:
+        process.stop()
 
 
 def lag_view_of(app: FastAPI) -> LagReader:

@@ -15,8 +15,9 @@ import httpx
 import pytest
 
 from harness.poll import eventually
-from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from harness.sidecar import SidecarProcess
 from tests.hostile import request
+from tests.service.serving import served_without_a_broker
 
 CAP = 5
 IDLE = 3 * CAP
@@ -25,20 +26,14 @@ BODY = json.dumps(request()).encode()
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarProcess]:
-    process = start_sidecar(
-        {
-            "LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}",
-            "LAGASSIGN_MAX_CONNECTIONS": str(CAP),
-            # The idle sockets stay open for the whole test.
-            "LAGASSIGN_HEADER_TIMEOUT_S": "120",
-        },
-        tmp_path_factory.mktemp("health-reserve") / "sidecar.log",
-        wait_until_ready=False,
-    )
-    try:
+    settings = {
+        "LAGASSIGN_MAX_CONNECTIONS": str(CAP),
+        # The idle sockets stay open for the whole test.
+        "LAGASSIGN_HEADER_TIMEOUT_S": "120",
+    }
+    log = tmp_path_factory.mktemp("health-reserve") / "sidecar.log"
+    with served_without_a_broker(settings, log) as process:
         yield process
-    finally:
-        process.stop()
 
 
 def idle_sockets(url: str, count: int) -> list[socket.socket]:

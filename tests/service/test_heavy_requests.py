@@ -14,17 +14,18 @@ import json
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
 
 from harness.poll import eventually_async
-from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from harness.sidecar import SidecarProcess
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
-from tests.service.serving import served
+from tests.service.serving import served, served_without_a_broker
 
 #: Far above what a probe takes beside a computation in a thread (tens of ms on a quiet
 #: machine), far below what it took while the computation held the event loop (seconds).
@@ -51,15 +52,8 @@ JSON = {"content-type": "application/json"}
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarProcess]:
-    process = start_sidecar(
-        {"LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}"},
-        tmp_path_factory.mktemp("heavy") / "sidecar.log",
-        wait_until_ready=False,
-    )
-    try:
+    with served_without_a_broker({}, tmp_path_factory.mktemp("heavy") / "sidecar.log") as process:
         yield process
-    finally:
-        process.stop()
 
 
 def test_a_small_compact_request_of_heavy_cost_leaves_the_probes_answered(
@@ -94,8 +88,11 @@ def test_a_small_compact_request_of_heavy_cost_leaves_the_probes_answered(
     assert max(small for _, small in probed) < PROBE_BOUND_S, probed
 
 
-@pytest.mark.anyio
-async def test_a_heavy_request_past_the_bound_gets_503_busy_with_retry_after() -> None:
+@asynccontextmanager
+async def one_heavy_turn_taken() -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app allowing one heavy request at a time (0.2 s to wait for a turn),
+    while a compact request holds that turn (computed in a worker thread); it is answered
+    200 once the block is done."""
     settings = Settings.from_environ(
         {"LAGASSIGN_MAX_HEAVY_REQUESTS": "1", "LAGASSIGN_HEAVY_WAIT_S": "0.2"}
     )
@@ -106,12 +103,17 @@ async def test_a_heavy_request_past_the_bound_gets_503_busy_with_retry_after() -
         first = asyncio.create_task(
             client.post("/assign", content=COMPACT, timeout=HEAVY_DEADLINE_S)
         )
-        # The first has its turn (it is being computed in a worker thread) ...
         await eventually_async(lambda: heavy.busy, 30, "the first heavy request has its turn")
-        # ... so the second waits 0.2 s for one and is refused, while small ones still pass.
+        yield client
+        assert (await first).status_code == 200
+
+
+@pytest.mark.anyio
+async def test_a_heavy_request_past_the_bound_gets_503_busy_with_retry_after() -> None:
+    async with one_heavy_turn_taken() as client:
+        # The second waits 0.2 s for a turn and is refused, while small ones still pass.
         second = await client.post("/assign", content=COMPACT)
         small = await client.post("/assign", json=SMALL)
-        assert (await first).status_code == 200
     assert second.status_code == 503
     assert second.headers["retry-after"] == "1"
     error = second.json()["error"]
@@ -122,10 +124,6 @@ async def test_a_heavy_request_past_the_bound_gets_503_busy_with_retry_after() -
 
 @pytest.mark.anyio
 async def test_a_large_body_waits_for_its_turn_before_it_is_read_in_full() -> None:
-    settings = Settings.from_environ(
-        {"LAGASSIGN_MAX_HEAVY_REQUESTS": "1", "LAGASSIGN_HEAVY_WAIT_S": "0.2"}
-    )
-    app = create_app(settings)
     sent: list[int] = []
     rest_wanted = asyncio.Event()
 
@@ -137,15 +135,8 @@ async def test_a_large_body_waits_for_its_turn_before_it_is_read_in_full() -> No
         sent.append(2)
         yield COMPACT[len(COMPACT) // 2 :]
 
-    async with served(app) as client:
-        heavy = sidecar_of(app).heavy
-        assert heavy is not None
-        first = asyncio.create_task(
-            client.post("/assign", content=COMPACT, timeout=HEAVY_DEADLINE_S)
-        )
-        await eventually_async(lambda: heavy.busy, 30, "the first heavy request has its turn")
+    async with one_heavy_turn_taken() as client:
         second = await client.post("/assign", content=chunked_body())
-        assert (await first).status_code == 200
     assert second.status_code == 503
     assert second.json()["error"]["code"] == "busy"
     # Refused after its first half (past the light size), never reading the second.

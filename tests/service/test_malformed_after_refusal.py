@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from harness.poll import eventually
-from harness.sidecar import SidecarProcess, free_port, start_sidecar
+from harness.sidecar import SidecarProcess
+from tests.service.serving import served_without_a_broker
 
 ROUNDS = 10
 #: Refused for its host, and (an allowed host) for its missing token.
@@ -31,18 +32,10 @@ INVALID = "Invalid HTTP request received."
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarProcess]:
-    process = start_sidecar(
-        {
-            "LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}",
-            "LAGASSIGN_TOKEN": "s3cret-token-for-the-test",
-        },
-        tmp_path_factory.mktemp("malformed") / "sidecar.log",
-        wait_until_ready=False,
-    )
-    try:
+    settings = {"LAGASSIGN_TOKEN": "s3cret-token-for-the-test"}
+    log = tmp_path_factory.mktemp("malformed") / "sidecar.log"
+    with served_without_a_broker(settings, log) as process:
         yield process
-    finally:
-        process.stop()
 
 
 def connect(sidecar: SidecarProcess) -> socket.socket:

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from harness.poll import eventually
-from harness.sidecar import free_port, start_sidecar
 from tests.hostile import request
+from tests.service.serving import served_without_a_broker
 
 WAIT_S = 15.0
 BODY = json.dumps(request()).encode()
@@ -29,8 +29,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     """``lagassign serve`` without a broker (so never ready, but alive), stopped by its pid."""
     log = tmp_path_factory.mktemp("slow") / "sidecar.log"
     settings = {
-        # No broker here: the answers use the requests' own lags.
-        "LAGASSIGN_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}",
         "LAGASSIGN_HEADER_TIMEOUT_S": "1",
         "LAGASSIGN_BODY_TIMEOUT_S": "1",
         "LAGASSIGN_KEEP_ALIVE_TIMEOUT_S": "1",
@@ -38,11 +36,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         "LAGASSIGN_MAX_CONNECTIONS": "40",
         "LAGASSIGN_LOG_LEVEL": "debug",
     }
-    sidecar = start_sidecar(settings, log, ready_timeout_s=WAIT_S * 4, wait_until_ready=False)
-    try:
+    with served_without_a_broker(settings, log) as sidecar:
         yield sidecar.url, log
-    finally:
-        sidecar.stop()
 
 
 def connect(url: str) -> socket.socket:
