@@ -4,6 +4,9 @@ rest are counted in a header and each is still shown at ``/groups/{group_id}``."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+import httpx
 import pytest
 
 from lagassign.http.app import create_app
@@ -19,15 +22,21 @@ GROUPS = 1_000
 
 
 def long_id(i: int) -> str:
+    """A group id of ``LONG`` characters, numbered first so that each differs early."""
     return f"{i:04d}-" + "g" * (LONG - 5)
+
+
+async def assign_each(client: httpx.AsyncClient, group_ids: Iterable[str]) -> None:
+    """One ``POST /assign`` per group id, so the sidecar tracks each group."""
+    for group_id in group_ids:
+        response = await client.post("/assign", json=request(group_id=group_id))
+        assert response.status_code == 200
 
 
 async def test_the_group_list_is_bounded_and_keeps_the_ordinary_groups() -> None:
     app = create_app(Settings.from_environ({}))
     async with served(app) as client:
-        for group_id in ["orders", *map(long_id, range(GROUPS - 1))]:
-            response = await client.post("/assign", json=request(group_id=group_id))
-            assert response.status_code == 200
+        await assign_each(client, ["orders", *map(long_id, range(GROUPS - 1))])
         as_json = await client.get("/groups", headers={"accept": "application/json"})
         as_html = await client.get("/groups", headers={"accept": "text/html"})
         one = await client.get(f"/groups/{long_id(GROUPS - 2)}")

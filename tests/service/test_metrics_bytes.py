@@ -16,24 +16,16 @@ from lagassign.http import metrics as metrics_route
 from lagassign.http.app import create_app
 from lagassign.metrics.exposition import LABEL_MAX_BYTES, collect, render, short_label
 from lagassign.settings import Settings
-from tests.hostile import request
 from tests.service.serving import served
+from tests.service.test_groups_bytes import assign_each, long_id
 
 pytestmark = pytest.mark.anyio
-
-LONG = 32_000
-
-
-def long_id(i: int) -> str:
-    return f"{i:04d}-" + "g" * (LONG - 5)
 
 
 async def test_a_thousand_groups_of_32000_character_ids_scrape_in_under_8_mib() -> None:
     app = create_app(Settings.from_environ({}))
     async with served(app) as client:
-        for i in range(1_000):
-            response = await client.post("/assign", json=request(group_id=long_id(i)))
-            assert response.status_code == 200
+        await assign_each(client, map(long_id, range(1_000)))
         text = (await client.get("/metrics")).text
     assert len(text.encode()) < 8 * 1024 * 1024
     labels = set(re.findall(r'^lagassign_assign_requests_total\{group="([^"]*)"', text, re.M))
