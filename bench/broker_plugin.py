@@ -35,9 +35,19 @@ answered), ``moved_on_join`` (partitions that changed owner when one member join
 group on lagassign's answer), ``min_moves_on_join`` (the joiner's share: what any
 count-balanced assignment must move), ``moved_from_uniform`` (the same, for the first
 lagassign answer after ``uniform``'s), and ``held_ms_max`` (the longest assignment while
-the sidecar accepts connections and never answers).
+the sidecar accepts connections and never answers). The sidecar's own side of the same
+calls, from its ``/metrics`` over the case: ``sidecar_answers``, ``sidecar_answer_ms_mean``
+and ``sidecar_answers_within_ms`` (how many ``lagassign_assign_duration_seconds`` saw
+within each bucket bound, from the body's arrival to the answer's bytes), and
+``sidecar_refresh_ms_mean`` (the lag refreshes meanwhile, every 2 s here).
 
     .venv/bin/python -m bench.broker_plugin --real-broker [--members 50 --partitions 10000]
+
+``--sidecar`` times the sidecar's side of the plugin's call in-process, without HTTP
+(:mod:`bench.broker_plugin_sidecar`): a join and an unchanged group, with nothing kept,
+with the group's lag kept, and with the last answer reused.
+
+    .venv/bin/python -m bench.broker_plugin --sidecar [--members 50 --partitions 10000 --runs 20]
 
 ``--stickiness`` replays, on the pure core, one member joining a group of ``--members``
 on ten topics (ten hot partitions per topic) whose previous assignment is Kafka's own
@@ -86,6 +96,10 @@ def main() -> int:
         return real_broker(sys.argv[1:])
     if "--stickiness" in sys.argv[1:]:
         return stickiness(sys.argv[1:])
+    if "--sidecar" in sys.argv[1:]:
+        from bench.broker_plugin_sidecar import sidecar
+
+        return sidecar(sys.argv[1:])
     command = [
         "java",
         "-Xms1g",
@@ -186,6 +200,45 @@ def settle(members: list[Any], partitions: int) -> dict[tuple[str, int], str]:
 
 def moved(before: dict[tuple[str, int], str], after: dict[tuple[str, int], str]) -> int:
     return sum(1 for tp, owner in after.items() if before.get(tp) != owner)
+
+
+def scraped(url: str) -> dict[str, float]:
+    """The sidecar's ``/metrics`` samples of the answers' and refreshes' histograms."""
+    import httpx
+
+    wanted = ("lagassign_assign_duration_seconds", "lagassign_lag_refresh_duration_seconds")
+    out: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics", timeout=30.0).text.splitlines():
+        if line.startswith(wanted):
+            name, _, value = line.rpartition(" ")
+            out[name] = out.get(name, 0.0) + float(value)
+    return out
+
+
+def sidecar_figures(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """What the sidecar measured between two scrapes (``scraped``)."""
+
+    def delta(name: str) -> float:
+        return after.get(name, 0.0) - before.get(name, 0.0)
+
+    answers = delta("lagassign_assign_duration_seconds_count")
+    refreshes = delta("lagassign_lag_refresh_duration_seconds_count")
+    within: dict[str, int] = {}
+    bound = re.compile(r'lagassign_assign_duration_seconds_bucket\{.*le="([^"]+)"')
+    for name in after:
+        found = bound.match(name)
+        if found and found[1] != "+Inf" and float(found[1]) <= 0.25:
+            within[f"{float(found[1]) * 1000:g}"] = round(delta(name))
+    return {
+        "sidecar_answers": round(answers),
+        "sidecar_answer_ms_mean": round(
+            1000 * delta("lagassign_assign_duration_seconds_sum") / max(1.0, answers), 1
+        ),
+        "sidecar_answers_within_ms": within,
+        "sidecar_refresh_ms_mean": round(
+            1000 * delta("lagassign_lag_refresh_duration_seconds_sum") / max(1.0, refreshes), 1
+        ),
+    }
 
 
 def percentile(values: list[int], q: float) -> int:
@@ -305,6 +358,7 @@ def real_broker(argv: list[str]) -> int:
             for deadline_ms in [int(d) for d in args.deadlines.split(",")]:
                 configs("--add-config", f"lagassign.timeout.ms={deadline_ms}")
                 start = len(log.read_text(errors="replace"))
+                metrics_before = scraped(sidecar.url)
                 joins: list[int] = []
                 state = settle(members, partitions)
                 for _ in range(CYCLES):
@@ -333,6 +387,7 @@ def real_broker(argv: list[str]) -> int:
                             "moved_on_join": joins[-1],
                             "moved_on_joins": joins,
                             "min_moves_on_join": share,
+                            **sidecar_figures(metrics_before, scraped(sidecar.url)),
                         }
                     ),
                     flush=True,
