@@ -50,6 +50,7 @@ import httpx
 
 from lagassign_client.advice.leadership import Leadership
 from lagassign_client.wire import httpx_log
+from lagassign_client.wire.sidecar import sidecar_client
 
 log = logging.getLogger("lagassign_client")
 
@@ -116,16 +117,7 @@ class RebalanceAdvisor:
         self.every_s = every_s
         self._group = group
         self._leadership = leadership
-        headers = {"accept": "application/json"}
-        if token:
-            headers["authorization"] = f"Bearer {token}"
-        self._client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(REQUEST_TIMEOUT_S),
-            transport=transport,
-            follow_redirects=False,
-            trust_env=False,
-        )
+        self._client = sidecar_client({}, token, REQUEST_TIMEOUT_S, transport)
         # An advisor that is dropped without close() closes its connection with it.
         self._closing = weakref.finalize(self, self._client.close)
         self._lock = threading.Lock()

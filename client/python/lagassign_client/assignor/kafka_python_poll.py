@@ -32,16 +32,22 @@ from typing import Any
 STACK_LIMIT = 40
 
 
-def coordinator_of_this_rebalance() -> Any:
-    """The ``ConsumerCoordinator`` whose ``_perform_assignment`` called the assignor, or None."""
-    frame: FrameType | None = sys._getframe(1)
+def _self_of_caller(function: str) -> Any:
+    """The ``self`` of the nearest ``function`` on the stack above the asking function's
+    caller (at most ``STACK_LIMIT`` frames up), or None."""
+    frame: FrameType | None = sys._getframe(2)
     depth = 0
     while frame is not None and depth < STACK_LIMIT:
-        if frame.f_code.co_name == "_perform_assignment":
+        if frame.f_code.co_name == function:
             return frame.f_locals.get("self")
         frame = frame.f_back
         depth += 1
     return None
+
+
+def coordinator_of_this_rebalance() -> Any:
+    """The ``ConsumerCoordinator`` whose ``_perform_assignment`` called the assignor, or None."""
+    return _self_of_caller("_perform_assignment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +99,7 @@ def poll_time_left(coordinator: Any) -> PollTime | None:
 def coordinator_of_this_join() -> Any:
     """The ``ConsumerCoordinator`` whose ``group_protocols`` asked for this member's
     subscription, or None."""
-    frame: FrameType | None = sys._getframe(1)
-    depth = 0
-    while frame is not None and depth < STACK_LIMIT:
-        if frame.f_code.co_name == "group_protocols":
-            return frame.f_locals.get("self")
-        frame = frame.f_back
-        depth += 1
-    return None
+    return _self_of_caller("group_protocols")
 
 
 def join_dropped(coordinator: Any) -> bool:

@@ -36,7 +36,7 @@ ASSIGN_PATH = "/assign"
 ERROR_TEXT_LIMIT = 120
 # An idle connection is kept this long, well under the sidecar's keep-alive timeout
 # (5 s by default): a request sent on a connection the sidecar is closing at that
-# moment fails, and the leader would fall back for nothing.
+# moment fails, and the leader would fall back (or the advisor miss a check) for nothing.
 KEEPALIVE_EXPIRY_S = 1.0
 # A deadline longer than this is a unit mistake (milliseconds given as seconds): no
 # rebalance should wait a minute for the sidecar.
@@ -54,6 +54,27 @@ def _base_url(url: str) -> str:
             f"got {url!r}, give {base[: -len(ASSIGN_PATH)]!r}"
         )
     return base
+
+
+def sidecar_client(
+    headers: dict[str, str],
+    token: str | None,
+    timeout_s: float,
+    transport: httpx.BaseTransport | None,
+) -> httpx.Client:
+    """An HTTP client of the sidecar, as every call of the shim makes one: JSON answers,
+    the bearer token if any, ``headers`` besides; an idle connection dropped after
+    ``KEEPALIVE_EXPIRY_S``; no redirect followed, no proxy or certificate settings read
+    from the environment."""
+    auth = {"authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(
+        headers={"accept": "application/json", **headers, **auth},
+        timeout=httpx.Timeout(timeout_s),
+        transport=transport,
+        follow_redirects=False,
+        trust_env=False,
+        limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
+    )
 
 
 def _check_timeout(timeout_s: float) -> None:
@@ -131,16 +152,8 @@ class Sidecar:
         self.url = self.base_url + ASSIGN_PATH
         self.timeout_s = timeout_s
         httpx_log.quiet(self.url)
-        headers = {"content-type": "application/json", "accept": "application/json"}
-        if token:
-            headers["authorization"] = f"Bearer {token}"
-        self._client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s),
-            transport=transport,
-            follow_redirects=False,
-            trust_env=False,
-            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
+        self._client = sidecar_client(
+            {"content-type": "application/json"}, token, timeout_s, transport
         )
         # aiokafka and kafka-python never call an assignor's close(): when this client is
         # dropped, its kept-alive connection is closed with it, not left to the collector.
