@@ -106,15 +106,15 @@ promtool:
 	command -v promtool || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus)
 
 lint: install
-	$(VENV)/bin/ruff check service pipeline tests bench harness client/python deploy/demo
-	$(VENV)/bin/ruff format --check service pipeline tests bench harness client/python deploy/demo
+	$(VENV)/bin/ruff check conftest.py service pipeline tests bench harness client/python client/go/mixedtest deploy/demo
+	$(VENV)/bin/ruff format --check conftest.py service pipeline tests bench harness client/python client/go/mixedtest deploy/demo
 	$(VENV)/bin/mypy
 	cd native && cargo fmt --check && cargo clippy --release --locked --quiet -- -D warnings
 	cd native && cargo test --release --locked --quiet
 
 format: install
-	$(VENV)/bin/ruff format service pipeline tests bench harness client/python deploy/demo
-	$(VENV)/bin/ruff check --fix service pipeline tests bench harness client/python deploy/demo
+	$(VENV)/bin/ruff format conftest.py service pipeline tests bench harness client/python client/go/mixedtest deploy/demo
+	$(VENV)/bin/ruff check --fix conftest.py service pipeline tests bench harness client/python client/go/mixedtest deploy/demo
 	cd native && cargo fmt
 
 # The quick loop: lint, types, and every test that needs no broker, Spark, JVM, browser or
@@ -126,12 +126,16 @@ check: lint
 # The Go shim's tests (client/go) need the Go toolchain; its modules come from the Go module proxy.
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 
+# Every test. The broker plugin's `package` runs its tests and builds the jar the test
+# brokers load. pytest runs tests/ and the Go shim's mixed-group tests on TEST_WORKERS
+# processes (pytest-xdist; conftest.py groups them so that a module's brokers start once
+# and one worker holds the SparkSession).
+TEST_WORKERS ?= 2
 test: install harness kafka-dist chromium promtool maven-plugins dist-python lint
 	mvn -q -B -f client/java/pom.xml test
-	mvn -q -B -f broker/pom.xml test
-	$(PY) -m pytest
+	mvn -q -B -f broker/pom.xml package
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup tests client/go/mixedtest
 	cd client/go && $(GO) vet ./... && $(GO) test -count=1 ./...
-	$(PY) -m pytest -q client/go/mixedtest
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
 run: install kafka-dist

@@ -19,6 +19,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from tests.client.java_build import java_build_lock
+
 REPO = Path(__file__).resolve().parents[2]
 CONSUMER_PROJECT = Path(__file__).resolve().parent / "java_consumer"
 MAVEN_CACHE = Path.home() / ".m2" / "repository"
@@ -37,19 +39,20 @@ def mirror_settings(path: Path) -> Path:
 
 def install_shim(local_repo: Path, settings: Path) -> None:
     """``make install-java`` into ``local_repo`` (builds dist/ first)."""
-    subprocess.run(
-        [
-            "make",
-            "-C",
-            str(REPO),
-            "install-java",
-            f"MAVEN_REPO_LOCAL={local_repo}",
-            f"MAVEN_FLAGS=-s {settings}",
-        ],
-        check=True,
-        timeout=BUILD_TIMEOUT_S,
-        capture_output=True,
-    )
+    with java_build_lock():
+        subprocess.run(
+            [
+                "make",
+                "-C",
+                str(REPO),
+                "install-java",
+                f"MAVEN_REPO_LOCAL={local_repo}",
+                f"MAVEN_FLAGS=-s {settings}",
+            ],
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+            capture_output=True,
+        )
 
 
 def build_consumer(workdir: Path, local_repo: Path, settings: Path) -> str:

@@ -1,5 +1,5 @@
-"""Fixtures of the mixed-group tests: the project's broker, sidecar and Java member
-fixtures (tests/), and the Go member program built once per session."""
+"""Fixture of the mixed-group tests: the Go member program built once per session (the
+broker, sidecar and Java member fixtures are the repository's, in its conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from tests.client.conftest import java_classpath, sidecar
-from tests.conftest import kafka_broker, kafka_names
-
-__all__ = ["go_member_program", "java_classpath", "kafka_broker", "kafka_names", "sidecar"]
 
 GO_MODULE = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT_S = 600

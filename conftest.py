@@ -1,0 +1,137 @@
+"""Session-wide test configuration of ``tests/`` and ``client/go/mixedtest/``: the seeded
+Hypothesis profile, the broker, sidecar and Java member fixtures, and how pytest-xdist
+groups the tests.
+
+- ``kafka_broker`` (session): one single-node KRaft broker for the whole test
+  session, on free ports, with a PLAINTEXT listener (``.bootstrap``) and a
+  SASL_PLAINTEXT SCRAM listener (``.sasl_bootstrap``; users in ``.sasl_users``:
+  ``admin``/``admin-secret`` and ``client``/``client-secret``, SCRAM-SHA-256 and
+  SCRAM-SHA-512). Stopped by its pid at the end of the session.
+- ``kafka_outage_broker`` (function): a broker of its own, for a test that stops
+  and starts it (``.stop()``, ``.start()``: the same broker, same data and ports).
+- ``kafka_names`` (function): names for topics and groups, unique in the session
+  and derived from the test's name (no randomness).
+- ``sidecar`` (session): ``lagassign serve`` on ``kafka_broker``, refreshing lag every
+  second, tracking the shim tests' groups (``tests.client.backlog.GROUP_PATTERN``).
+- ``java_classpath`` (session): the classpath of ``io.lagassign.GroupMember`` (the Java
+  shim's test member, compiled by Maven once per session).
+
+The brokers are :class:`harness.broker.LocalKafka`; tests that use them carry
+``@pytest.mark.kafka``.
+
+Under pytest-xdist's ``--dist loadgroup`` (``make test``), these run whole on one
+worker: every module with a test marked ``kafka``, ``java`` or ``browser`` (its
+module-scoped brokers start once); every test of a plugin broker
+(``tests/broker/conftest.py``: modules with the same settings share one); every ``spark``
+test (one SparkSession, one Ivy resolution). The other tests are spread one by one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from harness.broker import LocalKafka
+from harness.sidecar import SidecarProcess, start_sidecar
+
+# Every random case is reproducible: Hypothesis runs derandomized (seeded).
+settings.register_profile(
+    "seeded",
+    derandomize=True,
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("seeded")
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalKafka]:
+    """The session's broker (PLAINTEXT and SASL_PLAINTEXT listeners)."""
+    broker = LocalKafka(tmp_path_factory.mktemp("kafka"), sasl=True)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture
+def kafka_outage_broker(tmp_path: Path) -> Iterator[LocalKafka]:
+    """A broker of the test's own, which the test may stop and start again."""
+    broker = LocalKafka(tmp_path / "kafka")
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def sidecar(
+    kafka_broker: LocalKafka, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SidecarProcess]:
+    """``lagassign serve`` on the session's broker, refreshing lag every second."""
+    from tests.client.backlog import GROUP_PATTERN
+
+    process = start_sidecar(
+        {
+            "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
+            "LAGASSIGN_REFRESH_INTERVAL_S": "1",
+            "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
+        },
+        tmp_path_factory.mktemp("sidecar") / "lagassign.log",
+    )
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def java_classpath() -> str:
+    """The classpath of ``io.lagassign.GroupMember`` (compiled by Maven once per session)."""
+    from tests.client.java_build import java_member_classpath
+
+    return java_member_classpath()
+
+
+WHOLE_MODULE_MARKS = ("kafka", "java", "browser")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``xdist_group`` of each test (see the module's docstring)."""
+    whole = {
+        item.path
+        for item in items
+        if any(item.get_closest_marker(mark) for mark in WHOLE_MODULE_MARKS)
+    }
+    for item in items:
+        if item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+        elif "plugin_broker" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("plugin_broker"))
+        elif item.path in whole:
+            item.add_marker(
+                pytest.mark.xdist_group(str(item.path.relative_to(item.config.rootpath)))
+            )
+
+
+_sequence = itertools.count()
+
+
+@pytest.fixture
+def kafka_names(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """``name(kind)`` -> a topic or group name unique in the session, from the test's name."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.name)[:80]
+
+    def name(kind: str) -> str:
+        return f"{stem}.{kind}.{next(_sequence)}"
+
+    return name
