@@ -1,21 +1,30 @@
-"""The pipeline on a real Spark standalone cluster: a master and a worker from pip's pyspark.
+"""``make pipeline`` on a real Spark standalone cluster: a master and a worker from pip's
+pyspark, and the target's variables passed through.
 
 Both are started here (``spark-class ...Master`` and ``...Worker``, bound to
 127.0.0.1, stopped by their pids); the test waits on the master's JSON status until
 the worker is ALIVE, then runs the documented ``make pipeline
-SPARK_MASTER=spark://127.0.0.1:<port>`` on a small recorded history. The weights file
-must come out, and the master must have run the job's application on its worker
-(``completedapps``), so the job really ran on the cluster, not in local mode.
+SPARK_MASTER=spark://127.0.0.1:<port>`` for real (``make -o install``: the venv is taken
+as built) on a small recorded history, once. The weights file must come out where it
+was asked (a directory that did not exist), readable by the sidecar's user (0644), with
+the target's default horizon (900 s), which must be longer than the run took; and the
+master must have run the job's application on its worker (``completedapps``), so the
+job really ran on the cluster, not in local mode. That ``PIPELINE_HORIZON_S`` reaches
+the job as ``--horizon-seconds`` is read from the target's command (``make -n``); the
+job's own use of it is ``test_job.py``'s.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,13 +38,41 @@ from pyspark.sql import SparkSession
 from harness.poll import eventually
 from lagassign_pipeline.synthetic import synthetic_history, write_history
 from tests.pipeline.test_job import SPEC
-from tests.pipeline.test_make_pipeline import make_pipeline
 
 pytestmark = pytest.mark.spark
 
+ROOT = Path(__file__).resolve().parents[2]
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 START_S = 120.0
 STOP_S = 30.0
+RUN_TIMEOUT_S = 900
+PIPELINE_ARGS = (
+    "--window-seconds 60 --max-gap-seconds 30 --backtest-every 10 --strategies range"
+    " --driver-memory 1g"
+)
+
+
+def make_pipeline(*variables: str, dry_run: bool = False) -> subprocess.CompletedProcess[str]:
+    """``make pipeline`` with these variables (``-n``: only print its command)."""
+    done = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            *(["-n"] if dry_run else []),
+            "-o",
+            "install",
+            "pipeline",
+            *variables,
+        ],
+        cwd=ROOT,
+        env={**os.environ, "MAKEFLAGS": ""},
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
 
 
 def free_port() -> int:
@@ -51,7 +88,10 @@ class Standalone:
     processes: list[subprocess.Popen[bytes]]
 
     def status(self) -> dict[str, Any]:
-        return dict(httpx.get(self.status_url, timeout=5).json())
+        """The master's JSON status (an error while its web UI still starts: 404 in HTML)."""
+        response = httpx.get(self.status_url, timeout=5)
+        response.raise_for_status()
+        return dict(response.json())
 
 
 def spark_class(
@@ -136,17 +176,26 @@ def test_make_pipeline_runs_on_a_standalone_master_and_worker(
 ) -> None:
     history = tmp_path / "history"
     write_history(synthetic_history(spark, replace(SPEC, members_per_group=1)), history)
-    weights = tmp_path / "weights.json"
+    weights = tmp_path / "out" / "weights.json"
+    started = time.monotonic()
     make_pipeline(
-        history,
-        weights,
-        tmp_path / "report",
+        f"PIPELINE_HISTORY={history}",
+        f"PIPELINE_WEIGHTS={weights}",
+        f"PIPELINE_ARGS=--report {tmp_path / 'report'} {PIPELINE_ARGS}",
         f"SPARK_MASTER={standalone.master_url}",
-        "PIPELINE_HORIZON_S=600",
     )
+    took_s = time.monotonic() - started
     document = json.loads(weights.read_text())
-    assert document["horizon_seconds"] == 600
+    assert stat.S_IMODE(weights.stat().st_mode) == 0o644
     assert len(document["groups"]) == SPEC.groups
+    assert document["horizon_seconds"] == 900
+    assert document["horizon_seconds"] > took_s, "the default horizon is shorter than a run"
     apps = standalone.status()["completedapps"]
     assert len(apps) == 1, apps
     assert apps[0]["state"] == "FINISHED"
+
+
+def test_make_pipeline_passes_the_horizon_on() -> None:
+    printed = make_pipeline("PIPELINE_HORIZON_S=1234", dry_run=True).stdout
+    command = shlex.split(printed.strip().splitlines()[-1])
+    assert command[command.index("--horizon-seconds") + 1] == "1234", printed
