@@ -44,6 +44,15 @@ func manualClient(t *testing.T) (*kgo.Client, context.Context) {
 	return client, ctx
 }
 
+// totalOf is the sum of every partition's lag.
+func totalOf(lags map[partition]int64) int64 {
+	total := int64(0)
+	for _, lag := range lags {
+		total += lag
+	}
+	return total
+}
+
 // backlog creates topics of len(counts) partitions, writes counts[p] records
 // to partition p of each, and commits offset 0 for group when group is not
 // empty; it returns each partition's record count.

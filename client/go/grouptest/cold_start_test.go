@@ -17,10 +17,7 @@ func TestANewGroupOfStaticMembersStartsOnTheSidecarsAnswer(t *testing.T) {
 	group := name("cold")
 	topics := []string{name("topic"), name("topic")}
 	lags := backlog(t, "", topics, skew)
-	total := int64(0)
-	for _, lag := range lags {
-		total += lag
-	}
+	total := totalOf(lags)
 	var members []*member
 	for i := 0; i < 2; i++ {
 		members = append(members, startMember(t, fmt.Sprintf("go-static-%d", i), group, topics,

@@ -18,10 +18,7 @@ func TestACooperativeGroupMovesOnlyWhatChanges(t *testing.T) {
 	group := name("cooperative")
 	topics := []string{name("topic"), name("topic")}
 	lags := backlog(t, group, topics, skew)
-	total := int64(0)
-	for _, lag := range lags {
-		total += lag
-	}
+	total := totalOf(lags)
 	sidecarSees(t, group, total)
 	options := memberOptions{cooperative: true}
 	members := []*member{
@@ -72,10 +69,7 @@ func TestACooperativeFallbackIsCooperativeSticky(t *testing.T) {
 	group := name("cooperative-fallback")
 	topics := []string{name("topic")}
 	lags := backlog(t, "", topics, []int{30, 20, 10})
-	total := int64(0)
-	for _, lag := range lags {
-		total += lag
-	}
+	total := totalOf(lags)
 	m := startMember(t, "go-coop-down", group, topics,
 		memberOptions{url: downSidecar(t), timeout: fallbackDeadline, cooperative: true})
 	err := eventually(joinTimeout, "the member reads the whole backlog", func() (bool, string) {

@@ -36,10 +36,7 @@ func TestEveryFallbackLeavesTheGroupConsumingWithOneWarning(t *testing.T) {
 			group := name("fallback-" + fault.name)
 			topics := []string{name("topic"), name("topic")}
 			lags := backlog(t, "", topics, []int{30, 20, 10})
-			total := int64(0)
-			for _, lag := range lags {
-				total += lag
-			}
+			total := totalOf(lags)
 			m := startMember(t, "go-"+fault.name, group, topics,
 				memberOptions{url: fault.url(t), timeout: fallbackDeadline})
 			err := eventually(joinTimeout, "the member reads the whole backlog", func() (bool, string) {

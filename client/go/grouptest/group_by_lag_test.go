@@ -21,10 +21,7 @@ func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 	group := name("four")
 	topics := []string{name("topic"), name("topic"), name("topic")}
 	lags := backlog(t, group, topics, skew)
-	total := int64(0)
-	for _, lag := range lags {
-		total += lag
-	}
+	total := totalOf(lags)
 	sidecarSees(t, group, total)
 
 	var members []*member
