@@ -209,17 +209,7 @@ public final class AssignBench {
                     new Assignment(owned.getOrDefault(member, Map.of()))));
         }
         GroupSpec spec = new GroupSpecImpl(specs, SubscriptionType.HOMOGENEOUS, inverted);
-        SubscribedTopicDescriber describer = new SubscribedTopicDescriber() {
-            @Override
-            public int numPartitions(Uuid topicId) {
-                return counts.getOrDefault(topicId, -1);
-            }
-
-            @Override
-            public Set<String> racksForPartition(Uuid topicId, int partition) {
-                return Set.of();
-            }
-        };
+        SubscribedTopicDescriber describer = Groups.describer(counts, Map.of());
         // A valid answer: the owned (round-robin) assignment, every member listed, in the packed
         // form the plugin asks for (topics in the request's order: by topic id text).
         List<String> order = topicIds.stream().map(Uuid::toString).sorted().toList();

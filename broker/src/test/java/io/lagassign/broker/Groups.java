@@ -62,21 +62,27 @@ final class Groups {
         }
 
         SubscribedTopicDescriber describer() {
-            Map<Uuid, Integer> counts = Map.copyOf(partitions);
-            Map<Uuid, List<Set<String>>> replicaRacks = Map.copyOf(racks);
-            return new SubscribedTopicDescriber() {
-                @Override
-                public int numPartitions(Uuid topicId) {
-                    return counts.getOrDefault(topicId, -1);
-                }
-
-                @Override
-                public Set<String> racksForPartition(Uuid topicId, int partition) {
-                    List<Set<String>> of = replicaRacks.get(topicId);
-                    return of == null ? Set.of() : of.get(partition);
-                }
-            };
+            return Groups.describer(Map.copyOf(partitions), Map.copyOf(racks));
         }
+    }
+
+    /**
+     * The coordinator's view of the topics: each one's partition count (-1 for a topic it does not
+     * know) and each partition's replica racks (none for a topic without {@code racks}).
+     */
+    static SubscribedTopicDescriber describer(Map<Uuid, Integer> counts, Map<Uuid, List<Set<String>>> racks) {
+        return new SubscribedTopicDescriber() {
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return counts.getOrDefault(topicId, -1);
+            }
+
+            @Override
+            public Set<String> racksForPartition(Uuid topicId, int partition) {
+                List<Set<String>> of = racks.get(topicId);
+                return of == null ? Set.of() : of.get(partition);
+            }
+        };
     }
 
     static Spec group() {

@@ -46,17 +46,7 @@ public final class UniformLayout {
             names.put(id, "t" + t);
             counts.put(id, perTopic);
         }
-        SubscribedTopicDescriber describer = new SubscribedTopicDescriber() {
-            @Override
-            public int numPartitions(Uuid topicId) {
-                return counts.getOrDefault(topicId, -1);
-            }
-
-            @Override
-            public Set<String> racksForPartition(Uuid topicId, int partition) {
-                return Set.of();
-            }
-        };
+        SubscribedTopicDescriber describer = Groups.describer(counts, Map.of());
         List<String> ids = new ArrayList<>();
         for (int m = 0; m <= members; m++) {
             ids.add(String.format(Locale.ROOT, "m-%05d", m));
