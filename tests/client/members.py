@@ -20,11 +20,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 import kafka  # type: ignore[import-untyped]
+import pytest
 from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
@@ -566,3 +567,50 @@ def make_member(
             name, bootstrap, group, topics, url, timeout_s, classpath, log_dir, commit=commit
         )
     raise ValueError(f"unknown member kind {kind!r}")
+
+
+def make_members(
+    kinds: Sequence[str],
+    request: pytest.FixtureRequest | None = None,
+    *,
+    bootstrap: str,
+    group: str,
+    topics: Sequence[str],
+    url: str,
+    timeout_s: float,
+    commit: bool,
+    log_dir: Path | None = None,
+) -> list[Member]:
+    """One :func:`make_member` of each kind, named ``{kind}-{i}``; Java members run on the
+    ``java_classpath`` fixture's classpath (asked for only when one is Java)."""
+    classpath = None
+    if "java" in kinds:
+        assert request is not None, "java members need the test's request for java_classpath"
+        classpath = request.getfixturevalue("java_classpath")
+    return [
+        make_member(
+            kind,
+            f"{kind}-{i}",
+            bootstrap=bootstrap,
+            group=group,
+            topics=topics,
+            url=url,
+            timeout_s=timeout_s,
+            commit=commit,
+            classpath=classpath,
+            log_dir=log_dir,
+        )
+        for i, kind in enumerate(kinds)
+    ]
+
+
+@contextlib.asynccontextmanager
+async def started(members: Sequence[Member]) -> AsyncIterator[Sequence[Member]]:
+    """Start the members in turn; stop every one of them on the way out."""
+    try:
+        for member in members:
+            await member.start()
+        yield members
+    finally:
+        for member in members:
+            await member.stop()

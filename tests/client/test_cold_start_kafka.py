@@ -18,7 +18,7 @@ from harness.builders import create_topic, produce
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.faulty_sidecar import FaultySidecar
-from tests.client.members import make_member, settled
+from tests.client.members import make_members, settled, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -53,28 +53,19 @@ async def test_a_new_group_tells_the_sidecar_it_reads_from_earliest(
     for topic in topics:
         await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
         await produce(kafka_broker.bootstrap, topic, SKEW)
-    members = [
-        make_member(
-            kind,
-            f"{kind}-{i}",
-            bootstrap=kafka_broker.bootstrap,
-            group=group,
-            topics=topics,
-            url=recording.url,
-            timeout_s=TIMEOUT_S,
-            commit=False,
-        )
-        for i, kind in enumerate(kinds)
-    ]
-    try:
-        for member in members:
-            await member.start()
+    members = make_members(
+        kinds,
+        bootstrap=kafka_broker.bootstrap,
+        group=group,
+        topics=topics,
+        url=recording.url,
+        timeout_s=TIMEOUT_S,
+        commit=False,
+    )
+    async with started(members):
         await settled(members, {(t, p) for t in topics for p in range(len(SKEW))})
         notes = [m.note() for m in members]
         fallbacks = [m.fallbacks() for m in members]
-    finally:
-        for member in members:
-            await member.stop()
     assert recording.bodies, "the leader never asked the sidecar"
     assert {body["group_id"] for body in recording.bodies} == {group}
     assert [body.get("reset_policy") for body in recording.bodies] == ["earliest"] * len(

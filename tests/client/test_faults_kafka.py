@@ -20,7 +20,7 @@ from harness.builders import produce
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, produced_records, sidecar_sees, skewed_backlog
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
-from tests.client.members import consumed_all, make_member, settled
+from tests.client.members import consumed_all, make_members, settled
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -80,23 +80,17 @@ async def test_a_fault_during_a_rebalance_falls_back_and_loses_nothing(
     topics = [kafka_names("topic") for _ in range(2)]
     lags = await skewed_backlog(kafka_broker.bootstrap, group, topics, BACKLOG)
     await sidecar_sees(sidecar, group, sum(lags.values()))
-    classpath = request.getfixturevalue("java_classpath") if "java" in kinds else None
-
-    members = [
-        make_member(
-            kind,
-            f"{kind}-{i}",
-            bootstrap=kafka_broker.bootstrap,
-            group=group,
-            topics=topics,
-            url=faulty.url,
-            timeout_s=TIMEOUT_S,
-            commit=True,
-            classpath=classpath,
-            log_dir=tmp_path,
-        )
-        for i, kind in enumerate(kinds)
-    ]
+    members = make_members(
+        kinds,
+        request,
+        bootstrap=kafka_broker.bootstrap,
+        group=group,
+        topics=topics,
+        url=faulty.url,
+        timeout_s=TIMEOUT_S,
+        commit=True,
+        log_dir=tmp_path,
+    )
     reason = REASONS[fault]
     try:
         # One member at a time, so the first one leads the group from then on.

@@ -22,7 +22,7 @@ from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
-from tests.client.members import Partition, make_member, settled
+from tests.client.members import Partition, make_members, settled, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -77,33 +77,23 @@ async def test_the_live_assignment_is_the_sidecars_answer_and_beats_range(
     lags = await skewed_backlog(kafka_broker.bootstrap, group, topics)
     await sidecar_sees(sidecar, group, sum(lags.values()))
 
-    classpath = request.getfixturevalue("java_classpath") if "java" in kinds else None
-    members = [
-        make_member(
-            kind,
-            f"{kind}-{i}",
-            bootstrap=kafka_broker.bootstrap,
-            group=group,
-            topics=topics,
-            url=sidecar.url,
-            timeout_s=TIMEOUT_S,
-            commit=False,
-            classpath=classpath,
-            log_dir=tmp_path,
-        )
-        for i, kind in enumerate(kinds)
-    ]
-    try:
-        for member in members:
-            await member.start()
+    members = make_members(
+        kinds,
+        request,
+        bootstrap=kafka_broker.bootstrap,
+        group=group,
+        topics=topics,
+        url=sidecar.url,
+        timeout_s=TIMEOUT_S,
+        commit=False,
+        log_dir=tmp_path,
+    )
+    async with started(members):
         held = await settled(members, set(lags))
         assert [m.note() for m in members] == [
             {"by": "sidecar", "strategy": "balanced", "reason": None}
         ] * len(members)
         report = await live_matches_last_answer(sidecar, group)
-    finally:
-        for member in members:
-            await member.stop()
 
     live_lags = {name: sum(lags[p] for p in partitions) for name, partitions in held.items()}
     member_ids = [m["member_id"] for m in report["members"]]

@@ -16,7 +16,6 @@ application that brings its own Jackson, on the real broker with a real sidecar.
 from __future__ import annotations
 
 import asyncio
-import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import pytest
 
 from harness.broker import LocalKafka
 from harness.builders import create_topic, produce
+from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess, free_port
 from tests.client.backlog import GROUP_PREFIX, SKEW, sidecar_sees, skewed_backlog
 from tests.client.installed_java import (
@@ -89,15 +89,16 @@ async def settled(
     consumers: list[InstalledConsumer], expected: set[Partition]
 ) -> dict[str, dict[str, Any]]:
     """Each consumer's last ``assigned`` event once together they hold ``expected`` once each."""
-    deadline = time.monotonic() + SETTLE_DEADLINE_S
-    last: dict[str, dict[str, Any]] = {}
-    while time.monotonic() < deadline:
+
+    def held_once() -> dict[str, dict[str, Any]] | None:
         last = {c.client_id: e for c in consumers if (e := c.last_assigned()) is not None}
         held = [(t, p) for e in last.values() for t, p in e["partitions"]]
-        if len(last) == len(consumers) and len(held) == len(set(held)) and set(held) == expected:
-            return last
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"the group did not settle on {sorted(expected)}: {last}")
+        done = len(last) == len(consumers) and len(held) == len(set(held)) and set(held) == expected
+        return last if done else None
+
+    return await eventually_async(
+        held_once, SETTLE_DEADLINE_S, f"the group settles on {sorted(expected)}", 0.25
+    )
 
 
 def leader_counters(last: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:

@@ -26,7 +26,7 @@ from harness.sidecar import SidecarProcess, start_sidecar
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
-from tests.client.members import AiokafkaMember, Partition, make_member, settled
+from tests.client.members import AiokafkaMember, Partition, make_members, settled, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -112,33 +112,23 @@ async def test_a_new_group_on_a_backlog_is_balanced_by_lag_from_its_first_rebala
     group = kafka_names("group")
     topics = [kafka_names("topic") for _ in range(TOPICS)]
     lags = await backlog_on(kafka_broker.bootstrap, topics)
-    classpath = request.getfixturevalue("java_classpath") if "java" in kinds else None
-    members = [
-        make_member(
-            kind,
-            f"{kind}-{i}",
-            bootstrap=kafka_broker.bootstrap,
-            group=group,
-            topics=topics,
-            url=cold_sidecar.url,
-            timeout_s=TIMEOUT_S,
-            # Nothing is committed: the group's lag stays the whole backlog throughout.
-            commit=False,
-            classpath=classpath,
-            log_dir=tmp_path,
-        )
-        for i, kind in enumerate(kinds)
-    ]
-    try:
-        for member in members:
-            await member.start()
+    members = make_members(
+        kinds,
+        request,
+        bootstrap=kafka_broker.bootstrap,
+        group=group,
+        topics=topics,
+        url=cold_sidecar.url,
+        timeout_s=TIMEOUT_S,
+        # Nothing is committed: the group's lag stays the whole backlog throughout.
+        commit=False,
+        log_dir=tmp_path,
+    )
+    async with started(members):
         held = await settled(members, set(lags))
         notes = [m.note() for m in members]
         # Read before any member leaves (a member leaving is one more rebalance).
         answers = await answers_of(cold_sidecar, group, 1)
-    finally:
-        for member in members:
-            await member.stop()
     assert notes == [{"by": "sidecar", "strategy": "balanced", "reason": None}] * len(members)
 
     balanced = worst_by_core("balanced", len(members), lags)
@@ -178,9 +168,7 @@ async def test_a_topic_a_running_group_starts_to_read_is_balanced_by_its_backlog
         )
         for i in range(2)
     ]
-    try:
-        for member in members:
-            await member.start()
+    async with started(members):
         await settled(members, set(old_lags))
         before = len(await answers_of(cold_sidecar, group, 1))
 
@@ -189,9 +177,6 @@ async def test_a_topic_a_running_group_starts_to_read_is_balanced_by_its_backlog
             member.consumer.subscribe([old, new], listener=member._owned)
         held = await settled(members, set(old_lags) | set(new_lags))
         answers = await answers_of(cold_sidecar, group, before + 1)
-    finally:
-        for member in members:
-            await member.stop()
 
     after = answers[before:]
     assert [a["lag_source"] for a in after] == ["kafka-drain"] * len(after)

@@ -17,9 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import pytest
 
 from harness.broker import LocalKafka
 from harness.builders import commit, create_topic, produce
+from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
@@ -40,17 +40,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
 TIMEOUT_S = 1.5
 SEEN_S = 60.0
-
-
-async def until(check: Callable[[], Awaitable[Any]], what: str, timeout_s: float = SEEN_S) -> Any:
-    """Poll ``check`` until it returns something truthy; bounded."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = await check()
-        if found:
-            return found
-        await asyncio.sleep(0.5)
-    raise AssertionError(f"not within {timeout_s} s: {what}")
 
 
 async def report_of(sidecar: SidecarProcess, group: str) -> dict[str, Any] | None:
@@ -123,7 +112,9 @@ async def test_a_cold_sidecar_reads_the_fallback_and_the_subscriptions_from_the_
                 ready = report and report["assigned_by"] and report["skew"]["default_strategy_now"]
                 return report if ready else None
 
-            report = await until(described, f"sidecar {start} reads how {group} was assigned")
+            report = await eventually_async(
+                described, SEEN_S, f"sidecar {start} reads how {group} was assigned", 0.5
+            )
             assert report["assigned_by"] == {"by": "range", "reason": reason, "strategy": None}
             assert report["assignments_seen"] == [{"by": "range", "reason": reason, "count": 1}]
             assert report["live_vs_last_answer"]["status"] == "unknown"  # it never answered
@@ -193,7 +184,9 @@ async def test_a_static_member_restarted_under_a_new_member_id_still_matches(
             ok = report and report["live_vs_last_answer"]["status"] == "matches"
             return report if ok else None
 
-        before = await until(matching, f"{group} matches the sidecar's answer")
+        before = await eventually_async(
+            matching, SEEN_S, f"{group} matches the sidecar's answer", 0.5
+        )
         assert metric(sidecar, "lagassign_live_assignment_matches", group=group) == 1.0
         # Restart a follower (the leader's restart may rebalance): same instance id.
         follower = next(i for i, m in enumerate(members) if m.assignor.last_decision is None)
@@ -210,7 +203,9 @@ async def test_a_static_member_restarted_under_a_new_member_id_still_matches(
             ids = {m["member_id"] for m in report["members"]} if report else set()
             return report if new_id in ids else None
 
-        after = await until(restarted, f"the sidecar sees {new_id} in {group}")
+        after = await eventually_async(
+            restarted, SEEN_S, f"the sidecar sees {new_id} in {group}", 0.5
+        )
         # No rebalance: the sidecar made no new answer, and the live assignment is its last.
         assert after["last_answers"] == before["last_answers"]
         assert after["live_vs_last_answer"]["status"] == "matches", after["live_vs_last_answer"]
@@ -254,7 +249,9 @@ async def test_a_shim_naming_another_group_is_refused_once_its_members_are_known
                 ids = {m["member_id"] for m in report["members"]} if report else set()
                 return first.member_id() in ids
 
-            await until(known, f"the sidecar knows {first.member_id()} in {group}")
+            await eventually_async(
+                known, SEEN_S, f"the sidecar knows {first.member_id()} in {group}", 0.5
+            )
             caplog.clear()
             members.append(mistaken(1))
             await members[1].start()
@@ -265,7 +262,9 @@ async def test_a_shim_naming_another_group_is_refused_once_its_members_are_known
                     n is not None and n["by"] == "range" for n in notes
                 )
 
-            await until(refused, "the leader falls back after the sidecar refused it")
+            await eventually_async(
+                refused, SEEN_S, "the leader falls back after the sidecar refused it", 0.5
+            )
             await settled(members, expected)
         finally:
             for member in members:
