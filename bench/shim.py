@@ -50,6 +50,7 @@ from tests.client.backlog import skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
 from tests.client.members import AiokafkaMember, Partition
+from tests.client.test_faults_kafka import REASONS
 
 DEADLINE_S = 1.5
 FALLBACK_BAR_MS = 50.0
@@ -69,14 +70,6 @@ SOAK_FAULTS = (
     "missing-partition",
     "partition-twice",
 )
-SOAK_REASONS = {
-    "stopped": "connection_refused",
-    "slow": "timeout",
-    "status-500": "status",
-    "malformed-json": "malformed",
-    "missing-partition": "invalid",
-    "partition-twice": "invalid",
-}
 INJECTED: dict[str, Fault] = {"none": "none", **{f: f for f in FAULTS}}
 SOAK_DEADLINE_S = 1.0
 SOAK_TOPICS = 2
@@ -320,7 +313,7 @@ async def soak(bootstrap: str, sidecar: SidecarProcess, rebalances: int, seed: i
             want = (
                 {"by": "sidecar", "strategy": "balanced", "reason": None}
                 if fault == "none"
-                else {"by": "range", "strategy": None, "reason": SOAK_REASONS[fault]}
+                else {"by": "range", "strategy": None, "reason": REASONS[fault]}
             )
             notes = [m.note() for m in members]
             wrong_note += sum(n != want for n in notes)
