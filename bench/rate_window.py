@@ -33,6 +33,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bench.percentiles import percentile
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, new_row
 from lagassign.rates.window import RateWindow
@@ -75,11 +76,6 @@ def snapshots(groups: int, partitions: int, at_s: float) -> list[GroupSnapshot]:
             )
         )
     return out
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def run(args: argparse.Namespace) -> None:
