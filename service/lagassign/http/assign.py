@@ -190,9 +190,10 @@ class Turn:
                 turn.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await turn
+            # Taken, even as this wait itself was cancelled: release() gives it back.
+            self.held = not turn.cancelled() and turn.exception() is None
         if not turn.cancelled():
             turn.result()  # Busy, when no turn came in time
-            self.held = True
         await self.check_client()
 
     async def check_client(self) -> None:
