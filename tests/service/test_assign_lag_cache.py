@@ -171,11 +171,14 @@ async def test_after_a_refresh_the_lag_is_ready_for_the_next_request() -> None:
     assert group.model.calls == 1
     await warmer.refreshed(group.refresh({"t0": [10, 10, 10, 10], "t1": [5_000, 90_000]}))
     await warmer.ready()
-    assert (warmer.warmed, group.model.calls) == (1, 2)
-    ready = await group.answer(count=3)
-    assert group.model.calls == 2  # the request found it
+    # The last request's member count, one more (a join) and one fewer (a leave).
+    assert (warmer.warmed, group.model.calls) == (3, 4)
+    ready = {count: await group.answer(count=count) for count in (2, 3, 4)}
+    assert group.model.calls == 4  # every request found its lag ready
+    assert group.cache.hits == 3
     group.cache = None  # type: ignore[assignment]
-    assert without_times(await group.answer(count=3)) == without_times(ready)
+    for count, answer in ready.items():
+        assert without_times(await group.answer(count=count)) == without_times(answer)
 
 
 async def test_a_group_not_asked_lately_is_not_made_ready(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -207,16 +210,16 @@ async def test_lags_of_the_request_itself_are_never_kept() -> None:
     assert (group.cache.hits, group.cache.misses) == (0, 0)
 
 
-async def test_the_least_recently_used_group_is_dropped_past_the_bound() -> None:
-    cache = LagCache(max_groups=2)
+def test_the_least_recently_used_lag_is_dropped_past_the_bound() -> None:
+    cache = LagCache(max_groups=1)  # three lags: one group's three member counts
     snapshot = snapshot_of(GROUP, LAGS)
     lag = LagSource(source="kafka")
-    inputs = LagInputs(snapshot, None, ())
-    for group_id in ("a", "b", "c"):
-        cache.put(parse_assign_request(json.dumps(body_of(group_id))), inputs, lag, None)
-    assert len(cache) == 2
-    assert cache.get("a", inputs) is None
-    assert cache.get("c", inputs) is lag
+    kept = [LagInputs(snapshot, None, (), members=n) for n in (1, 2, 3, 4)]
+    for inputs in kept:
+        cache.put(GROUP, inputs, lag)
+    assert len(cache) == 3
+    assert cache.get(GROUP, kept[0]) is None
+    assert cache.get(GROUP, kept[3]) is lag
 
 
 async def test_the_same_body_over_the_same_lag_is_answered_with_the_last_bytes() -> None:
@@ -248,7 +251,7 @@ async def test_a_changed_body_or_a_refresh_is_answered_anew() -> None:
 
 def test_answers_are_kept_within_their_bytes() -> None:
     reuse = AnswerReuse(max_groups=8, max_bytes=1_000)
-    inputs = LagInputs(snapshot_of(GROUP, LAGS), None, ())
+    inputs = LagInputs(snapshot_of(GROUP, LAGS), None, (), members=2)
     answer: Any = object()
     for group_id in ("a", "b", "c"):
         reuse.put(Asked(b"x" * 300, group_id, None, "balanced"), inputs, answer, b"y" * 100)

@@ -17,9 +17,10 @@ view refreshes, so the result is kept and reused while they are the same
 Only lags from the cached snapshot are kept: not a request's own ``lags``, not the
 forecast's weights, not an on-demand read. The first request of a group computes
 and keeps; after each refresh the lag of a group asked within the last
-:data:`WARM_FOR_S` is computed anew for its last request
-(:mod:`lagassign.assign.lag_warmer`), so the next request finds it ready. At most
-``max_groups`` groups are kept (the least recently used is dropped first).
+:data:`WARM_FOR_S` is computed anew for its last request, and for one member more and
+one fewer (a join, a leave: :mod:`lagassign.assign.lag_warmer`), so the next request
+finds it ready. One lag is kept per group and member count, for at most
+``max_groups`` groups x :data:`KEPT_PER_GROUP` (the least recently used goes first).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ DEFAULT_MAX_GROUPS = 256
 #: How long after a group's last request its lag is still made ready after each refresh:
 #: the rebalances of a rolling restart or a scale-out come within minutes of each other.
 WARM_FOR_S = 600.0
+#: Lags kept per group, one per member count: the last request's, one more, one fewer.
+KEPT_PER_GROUP = 3
 
 
 class LagModel(Protocol):
@@ -62,17 +65,20 @@ class LagModel(Protocol):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class LagInputs:
-    """What one group's lag was computed from: two objects by identity, a shape by value."""
+    """What one group's lag was computed from: two objects by identity, the rest by value."""
 
     snapshot: GroupSnapshot
     model_inputs: object | None
+    #: The partition count of every subscribed topic, and the request's reset_policy.
     shape: Hashable
+    members: int
 
     def same_as(self, other: LagInputs) -> bool:
         return (
             self.snapshot is other.snapshot
             and self.model_inputs is other.model_inputs
             and self.shape == other.shape
+            and self.members == other.members
         )
 
 
@@ -90,7 +96,8 @@ def lag_inputs(
     return LagInputs(
         snapshot=snapshot,
         model_inputs=None if model is None else model.inputs(request.group_id),
-        shape=(counts, request.reset_policy, len(request.members)),
+        shape=(counts, request.reset_policy),
+        members=len(request.members),
     )
 
 
@@ -100,72 +107,75 @@ def snapshot_lag(request: AssignRequest, inputs: LagInputs, model: LagModel | No
     return lag if model is None else model(lag, request)
 
 
+def lag_request(request: AssignRequest) -> AssignRequest:
+    """``request`` without what its lag does not read (owned partitions, racks)."""
+    return msgspec.structs.replace(
+        request,
+        members=[msgspec.structs.replace(m, owned={}) for m in request.members],
+        partition_racks=None,
+    )
+
+
 @dataclass(frozen=True, slots=True)
-class Kept:
-    inputs: LagInputs
-    lag: LagSource
-    #: The group's last request, without what its lag does not read (owned, racks).
+class LastRequest:
+    """A group's last request (as :func:`lag_request` keeps it) and its lag model."""
+
     request: AssignRequest
     model: LagModel | None
-    #: When the group last asked (``time.monotonic()``).
-    asked_at: float
+    #: When (``time.monotonic()``).
+    at: float
 
 
 class LagCache:
-    """Each group's last lag with its inputs and request (see the module docstring)."""
+    """Lags by group and member count, and each group's last request (see the module
+    docstring)."""
 
     def __init__(self, max_groups: int = DEFAULT_MAX_GROUPS) -> None:
         self.max_groups = max_groups
-        self._kept: OrderedDict[str, Kept] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int], tuple[LagInputs, LagSource]] = OrderedDict()
+        self._asked: OrderedDict[str, LastRequest] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def get(self, group_id: str, inputs: LagInputs) -> LagSource | None:
-        """The group's kept lag when it was computed from ``inputs``, else None."""
-        kept = self._kept.get(group_id)
-        if kept is None or not kept.inputs.same_as(inputs):
+        """The lag kept for the group when it was computed from ``inputs``, else None."""
+        key = (group_id, inputs.members)
+        kept = self._kept.get(key)
+        if kept is None or not kept[0].same_as(inputs):
             self.misses += 1
             return None
-        self._kept.move_to_end(group_id)
+        self._kept.move_to_end(key)
         self.hits += 1
-        return kept.lag
+        return kept[1]
 
-    def put(
-        self,
-        request: AssignRequest,
-        inputs: LagInputs,
-        lag: LagSource,
-        model: LagModel | None,
-        *,
-        asked: bool = True,
-    ) -> None:
-        """Keep ``lag`` for the group; ``asked``: for a request of it (not made ahead)."""
-        group_id = request.group_id
-        previous = self._kept.get(group_id)
-        asked_at = time.monotonic() if asked or previous is None else previous.asked_at
-        if previous is None or previous.inputs.shape != inputs.shape:
-            request = msgspec.structs.replace(
-                request,
-                members=[msgspec.structs.replace(m, owned={}) for m in request.members],
-                partition_racks=None,
-            )
-        else:
-            request = previous.request
-        self._kept[group_id] = Kept(inputs, lag, request, model, asked_at)
-        self._kept.move_to_end(group_id)
-        while len(self._kept) > self.max_groups:
+    def has(self, group_id: str, inputs: LagInputs) -> bool:
+        """Whether a lag of ``inputs`` is kept (not counted as a hit or a miss)."""
+        kept = self._kept.get((group_id, inputs.members))
+        return kept is not None and kept[0].same_as(inputs)
+
+    def put(self, group_id: str, inputs: LagInputs, lag: LagSource) -> None:
+        """Keep ``lag``, computed from ``inputs`` for the group."""
+        key = (group_id, inputs.members)
+        self._kept[key] = (inputs, lag)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.max_groups * KEPT_PER_GROUP:
             self._kept.popitem(last=False)
 
-    def last(self, group_id: str) -> Kept | None:
-        """The group's kept lag and the request it was computed for, if any."""
-        return self._kept.get(group_id)
+    def asked(self, request: AssignRequest, model: LagModel | None) -> None:
+        """Remember ``request`` as its group's last (what the lag warmer computes ahead for)."""
+        group_id = request.group_id
+        self._asked[group_id] = LastRequest(lag_request(request), model, time.monotonic())
+        self._asked.move_to_end(group_id)
+        while len(self._asked) > self.max_groups:
+            self._asked.popitem(last=False)
 
-    def warm(self, group_id: str) -> Kept | None:
-        """:meth:`last`, for a group asked within :data:`WARM_FOR_S` only."""
-        kept = self._kept.get(group_id)
-        if kept is None or time.monotonic() - kept.asked_at > WARM_FOR_S:
+    def warm(self, group_id: str) -> LastRequest | None:
+        """The group's last request, when it came within :data:`WARM_FOR_S`."""
+        asked = self._asked.get(group_id)
+        if asked is None or time.monotonic() - asked.at > WARM_FOR_S:
             return None
-        return kept
+        return asked
 
     def __len__(self) -> int:
+        """Lags kept."""
         return len(self._kept)

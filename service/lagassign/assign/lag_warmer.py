@@ -3,8 +3,10 @@
 A refresh listener (:mod:`lagassign.lagview.listeners`), told after the rate window
 (it must come later in the view's listeners): for every group the refresh read
 afresh that has a lag in the :class:`~lagassign.assign.lag_cache.LagCache`, the lag
-is computed from the new snapshot and rate window for the group's last request (for
-a group asked within :data:`~lagassign.assign.lag_cache.WARM_FOR_S`), in a
+is computed from the new snapshot and rate window for the group's last request, and
+for it with one member more and one fewer (the drain model's horizon reads the member
+count: the next rebalance is often a join or a leave), for a group asked within
+:data:`~lagassign.assign.lag_cache.WARM_FOR_S`, in a
 worker thread and a task of its own (the refresh loop is not held), and kept. The
 broker plugin's next call for the group then finds it: a lookup instead of a walk of
 every partition. A request that comes before it is ready computes it itself.
@@ -16,7 +18,10 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
+import msgspec
+
 from lagassign.assign.lag_cache import LagCache, lag_inputs, snapshot_lag
+from lagassign.assign.request import AssignRequest
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
 
@@ -52,16 +57,30 @@ class LagWarmer:
 
     async def _warm(self, groups: Sequence[str]) -> None:
         for group_id in groups:
-            kept = self.cache.warm(group_id)
-            if kept is None:
+            asked = self.cache.warm(group_id)
+            if asked is None:
                 continue
-            inputs = lag_inputs(kept.request, self.lag_view, kept.model)
-            if inputs is None or self.cache.get(group_id, inputs) is not None:
-                continue
-            try:
-                lag = await asyncio.to_thread(snapshot_lag, kept.request, inputs, kept.model)
-            except Exception:  # a listener must not fail the refresh loop
-                log.exception("the lag of group %r could not be computed ahead", group_id)
-                continue
-            self.cache.put(kept.request, inputs, lag, kept.model, asked=False)
-            self.warmed += 1
+            for request in around(asked.request):
+                inputs = lag_inputs(request, self.lag_view, asked.model)
+                if inputs is None or self.cache.has(group_id, inputs):
+                    continue
+                try:
+                    lag = await asyncio.to_thread(snapshot_lag, request, inputs, asked.model)
+                except Exception:  # a listener must not fail the refresh loop
+                    log.exception("the lag of group %r could not be computed ahead", group_id)
+                    break
+                self.cache.put(group_id, inputs, lag)
+                self.warmed += 1
+
+
+def around(request: AssignRequest) -> list[AssignRequest]:
+    """``request``, then with one member more (a copy of its last, under another id) and
+    one fewer: the lags of the group's next join and leave."""
+    members = request.members
+    out = [request]
+    if members:
+        joiner = msgspec.structs.replace(members[-1], member_id=members[-1].member_id + "+")
+        out.append(msgspec.structs.replace(request, members=[*members, joiner]))
+    if len(members) > 1:
+        out.append(msgspec.structs.replace(request, members=members[:-1]))
+    return out

@@ -140,7 +140,8 @@ async def balanced_lag(
             lag = cache.get(request.group_id, inputs)
             if lag is None:
                 lag = await worker.run(snapshot_lag, request, inputs, model)
-                cache.put(request, inputs, lag, model)
+                cache.put(request.group_id, inputs, lag)
+            cache.asked(request, model)
             return lag, inputs
     lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
     if model is not None:
