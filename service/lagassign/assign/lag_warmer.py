@@ -1,15 +1,15 @@
 """After each refresh of the lag view, each kept group's lag made ready for its next request.
 
 A refresh listener (:mod:`lagassign.lagview.listeners`), told after the rate window
-(it must come later in the view's listeners): for every group the refresh read
-afresh that has a lag in the :class:`~lagassign.assign.lag_cache.LagCache`, the lag
-is computed from the new snapshot and rate window for the group's last request, and
-for it with one member more and one fewer (the drain model's horizon reads the member
-count: the next rebalance is often a join or a leave), for a group asked within
-:data:`~lagassign.assign.lag_cache.WARM_FOR_S`, in a
-worker thread and a task of its own (the refresh loop is not held), and kept. The
-broker plugin's next call for the group then finds it: a lookup instead of a walk of
-every partition. A request that comes before it is ready computes it itself.
+(it must come later in the view's listeners): for every group the refresh read afresh
+that asked within :data:`~lagassign.assign.lag_cache.WARM_FOR_S`, the lag is computed
+from the new snapshot and rate window for the group's last request, and for it with
+one member more and one fewer (the drain model's horizon reads the member count: the
+next rebalance is often a join or a leave), in a worker thread and a task of its own
+(the refresh loop is not held), and kept in the
+:class:`~lagassign.assign.lag_cache.LagCache`. The broker plugin's next call for the
+group then finds it: a lookup instead of a walk of every partition. A request that
+comes before it is ready computes it itself.
 """
 
 from __future__ import annotations
