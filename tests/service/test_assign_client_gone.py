@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
-from collections.abc import AsyncIterator, Callable, Collection
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 import httpx
 import pytest
-import uvicorn
+from fastapi import FastAPI
 from starlette.requests import ClientDisconnect
 
-from harness.poll import eventually_async
 from lagassign.assign.answer import Answer
 from lagassign.assign.answer_log import AnswerLog
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
@@ -31,6 +28,7 @@ from lagassign.http.parts import sidecar_of
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
+from tests.service.serving import served_on_a_port
 
 pytestmark = pytest.mark.anyio
 
@@ -107,8 +105,8 @@ def waiter() -> bytes:
     return body
 
 
-@asynccontextmanager
-async def serving(view: HeldView) -> AsyncIterator[tuple[str, Any]]:
+def app_of(view: HeldView) -> FastAPI:
+    """The sidecar over ``view``: one heavy turn, a long wait for it and for the lag read."""
     settings = Settings.from_environ(
         {
             "LAGASSIGN_MAX_HEAVY_REQUESTS": "1",
@@ -116,18 +114,7 @@ async def serving(view: HeldView) -> AsyncIterator[tuple[str, Any]]:
             "LAGASSIGN_ON_DEMAND_BUDGET_MS": "60000",
         }
     )
-    app = create_app(settings, lag_view=view)
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        served = asyncio.create_task(server.serve(sockets=[sock]))
-        try:
-            await eventually_async(lambda: server.started, WAIT_S, "uvicorn serves")
-            yield f"http://127.0.0.1:{port}", app
-        finally:
-            server.should_exit = True
-            await asyncio.wait_for(served, WAIT_S)
+    return create_app(settings, lag_view=view)
 
 
 async def post(base: str, body: bytes) -> httpx.Response:
@@ -138,7 +125,8 @@ async def post(base: str, body: bytes) -> httpx.Response:
 
 async def test_a_client_gone_while_waiting_for_its_turn_is_not_worked_for() -> None:
     view = HeldView()
-    async with serving(view) as (base, app):
+    app = app_of(view)
+    async with served_on_a_port(app, WAIT_S) as base:
         sidecar = sidecar_of(app)
         assert sidecar.heavy is not None
         turns = Turns(sidecar.heavy)
