@@ -37,7 +37,7 @@ from lagassign.assign.lag_cache import LagCache
 from lagassign.assign.lag_sources import request_lag_source
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import parse_assign_request
-from lagassign.http.assign import DrainModel
+from lagassign.rates.lag_models import DrainModel
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of

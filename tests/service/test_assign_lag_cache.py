@@ -26,8 +26,8 @@ from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import AssignRequest, parse_assign_request
-from lagassign.http.assign import DrainModel
 from lagassign.lagview.listeners import Refresh
+from lagassign.rates.lag_models import DrainModel
 from lagassign.rates.window import RateWindow
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 

@@ -70,6 +70,8 @@ def create_app(
                     await watcher
             if view is not None:
                 await view.stop()
+            if sidecar.warmer is not None:
+                await sidecar.warmer.close()
 
     app = FastAPI(
         title="lagassign",

@@ -16,11 +16,13 @@ alone, and at most ``LAGASSIGN_MAX_HEAVY_REQUESTS`` large ones run at once
 A client that goes away is not worked for: once its body is read, its connection is
 watched; a wait for a turn ends when it closes, no further heavy step starts, and an
 answer computed meanwhile is not recorded (Starlette's ``ClientDisconnect``, logged at
-DEBUG). The lag an answer balances is kept per group between two refreshes of the lag
-view (:mod:`lagassign.assign.lag_cache`), one cache per lag view, and made ready anew
-after each refresh by a listener of the view (:mod:`lagassign.assign.lag_warmer`); a
-group's last answer is served again for the same body over the same lag
-(:mod:`lagassign.assign.answer_reuse`).
+DEBUG; :mod:`lagassign.http.turn`). The lag an answer balances is kept per group
+between two refreshes of the lag view (:mod:`lagassign.assign.lag_cache`) and made
+ready anew after each refresh by a listener of the view
+(:mod:`lagassign.assign.lag_warmer`); a group's last answer is served again for the
+same body over the same lag (:mod:`lagassign.assign.answer_reuse`). Both are built with
+the lag view (:mod:`lagassign.http.sidecar`), as is the lag model
+(:mod:`lagassign.rates.lag_models`).
 
 ``POST /assign?dry_run=true`` answers the same way but records nothing: the answer
 does not become the group's last answer (so ``/groups`` and
@@ -31,21 +33,11 @@ last real one) and no answer metric moves. For hand-made requests and what-ifs.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-import weakref
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
-from starlette.requests import ClientDisconnect
 
-from lagassign.assign.answer_reuse import AnswerReuse
 from lagassign.assign.collector import request_paused
-from lagassign.assign.lag_cache import LagCache, LagModel
-from lagassign.assign.lag_sources import LagSource
-from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import (
     AssignRequest,
@@ -55,25 +47,20 @@ from lagassign.assign.request import (
 )
 from lagassign.errors import BadRequest, RequestTimeout, TooLarge, UnsupportedMediaType
 from lagassign.http.auth import require_token
-from lagassign.http.heavy import LIGHT_BODY_BYTES, LIGHT_COST, HeavyWork, off_loop
+from lagassign.http.heavy import LIGHT_BODY_BYTES, LIGHT_COST
 from lagassign.http.parts import (
     AnswersDep,
+    CachesDep,
     ForecastDep,
     HeavyDep,
+    LagModelDep,
     LagViewDep,
     MetricsDep,
-    RatesDep,
     SettingsDep,
 )
 from lagassign.http.schemas import AssignResponse, PackedAssignResponse, error_responses
-from lagassign.lagview.reader import LagReader
+from lagassign.http.turn import Turn
 from lagassign.limits import RequestLimits
-from lagassign.rates.drain_lags import live_of, with_drain
-from lagassign.rates.load import with_load
-from lagassign.rates.window import RateWindow
-from lagassign.settings import Settings
-
-T = TypeVar("T")
 
 PATH = "/assign"
 
@@ -117,13 +104,13 @@ async def assign(
     forecast: ForecastDep,
     answers: AnswersDep,
     metrics: MetricsDep,
-    rates: RatesDep,
     heavy: HeavyDep,
+    lag_model: LagModelDep,
+    caches: CachesDep,
 ) -> Response:
     started = time.perf_counter()
     require_json(request)
     dry_run = dry_run_of(request)
-    caches = view_caches(lag_view)
     parts = AssignParts(
         default_strategy=settings.default_strategy,
         on_demand_budget_s=settings.on_demand_budget_s,
@@ -131,7 +118,7 @@ async def assign(
         forecast=forecast,
         answers=answers,
         observer=metrics.assign,
-        lag_model=lag_model_of(settings, rates, lag_view),
+        lag_model=lag_model,
         lag_cache=None if caches is None else caches.lags,
         answer_reuse=None if caches is None else caches.answers,
     )
@@ -150,156 +137,6 @@ async def assign(
     finally:
         turn.release()
     return Response(body, media_type="application/json")
-
-
-class Turn:
-    """One request's turn at heavy work: taken at most once, released once.
-
-    The use case's :class:`~lagassign.assign.rebalance.Worker`: once the turn is
-    ``wanted`` (the request is heavy) it is taken before the next piece of work, and
-    work runs in a worker thread while it is held. Once :meth:`watch` has started
-    (the body is read), a client that closes its connection ends a wait for the turn
-    and every later step with ``ClientDisconnect``.
-    """
-
-    def __init__(self, heavy: HeavyWork) -> None:
-        self.heavy = heavy
-        self.held = False
-        self.wanted = False
-        self.left = asyncio.Event()
-        self._watcher: asyncio.Task[None] | None = None
-
-    def watch(self, request: Request) -> None:
-        """Watch the connection of ``request``, whose body has been read in full."""
-        self._watcher = asyncio.create_task(watch_disconnect(request, self.left))
-
-    async def take(self) -> None:
-        if self.held:
-            return
-        if self._watcher is None:
-            await self.heavy.turn()
-            self.held = True
-            return
-        turn = asyncio.ensure_future(self.heavy.turn())
-        left = asyncio.ensure_future(self.left.wait())
-        try:
-            await asyncio.wait((turn, left), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            left.cancel()
-            if not turn.done():
-                turn.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await turn
-            # Taken, even as this wait itself was cancelled: release() gives it back.
-            self.held = not turn.cancelled() and turn.exception() is None
-        if not turn.cancelled():
-            turn.result()  # Busy, when no turn came in time
-        await self.check_client()
-
-    async def check_client(self) -> None:
-        if self.left.is_set():
-            raise ClientDisconnect()
-
-    def release(self) -> None:
-        if self._watcher is not None:
-            self._watcher.cancel()
-        if self.held:
-            self.held = False
-            self.heavy.release()
-
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        await self.check_client()
-        if self.wanted:
-            await self.take()
-        return await off_loop(self.held, function, *args)
-
-
-async def watch_disconnect(request: Request, left: asyncio.Event) -> None:
-    """Set ``left`` when the client closes its connection (nothing else is left to receive)."""
-    while True:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            left.set()
-            return
-
-
-@dataclass(frozen=True, slots=True)
-class ViewCaches:
-    """What is kept over one lag view's snapshots: balanced lags, last answers."""
-
-    lags: LagCache = field(default_factory=LagCache)
-    answers: AnswerReuse = field(default_factory=AnswerReuse)
-
-
-#: One set of caches per lag view (its snapshots are what they are keyed by).
-_VIEW_CACHES: weakref.WeakKeyDictionary[LagReader, ViewCaches] = weakref.WeakKeyDictionary()
-
-
-def view_caches(lag_view: LagReader | None) -> ViewCaches | None:
-    """The lag view's caches (none without a lag view).
-
-    Made on the first request; a view with refresh listeners (the refresh loop) gets
-    the lag cache's :class:`~lagassign.assign.lag_warmer.LagWarmer` as its last, after
-    the rate window it reads.
-    """
-    if lag_view is None:
-        return None
-    caches = _VIEW_CACHES.get(lag_view)
-    if caches is None:
-        caches = _VIEW_CACHES[lag_view] = ViewCaches()
-        listeners = getattr(lag_view, "listeners", None)
-        if isinstance(listeners, list):
-            listeners.append(LagWarmer(caches.lags, lag_view))
-    return caches
-
-
-def lag_model_of(
-    settings: Settings, rates: RateWindow | None, lag_view: LagReader | None
-) -> LagModel | None:
-    """The lag model ``LAGASSIGN_LAG_MODEL`` names, over the live rate window (none without)."""
-    if rates is None:
-        return None
-    if settings.lag_model == "load":
-        return LoadModel(rates, settings.load_horizon_s)
-    if settings.lag_model == "drain" and lag_view is not None:
-        return DrainModel(rates, lag_view, settings.member_capacity)
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class LoadModel:
-    """``load``: the lag plus each partition's produce rate x a fixed horizon."""
-
-    rates: RateWindow
-    horizon_s: float
-
-    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
-        return with_load(lag, request.group_id, self.rates, self.horizon_s)
-
-    def inputs(self, group_id: str) -> object:
-        return self.rates.group_windows(group_id)
-
-
-@dataclass(frozen=True, slots=True)
-class DrainModel:
-    """``drain``: the lag plus each partition's produce rate x the group's catch-up horizon."""
-
-    rates: RateWindow
-    lag_view: LagReader
-    capacity_setting: float | None
-
-    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
-        return with_drain(
-            lag,
-            request.group_id,
-            self.rates,
-            live_of(self.lag_view.snapshot(request.group_id)),
-            members=len(request.members),
-            capacity_setting=self.capacity_setting,
-        )
-
-    def inputs(self, group_id: str) -> object:
-        return self.rates.group_windows(group_id)
 
 
 def dry_run_of(request: Request) -> bool:

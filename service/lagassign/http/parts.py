@@ -16,6 +16,8 @@ from typing import Annotated
 from fastapi import Depends, FastAPI, Request
 
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.caches import AssignCaches
+from lagassign.assign.lag_cache import LagModel
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.http.heavy import HeavyWork
@@ -89,3 +91,17 @@ async def current_heavy(sidecar: SidecarDep) -> HeavyWork:
 
 
 HeavyDep = Annotated[HeavyWork, Depends(current_heavy)]
+
+
+async def current_lag_model(sidecar: SidecarDep) -> LagModel | None:
+    return sidecar.lag_model
+
+
+LagModelDep = Annotated[LagModel | None, Depends(current_lag_model)]
+
+
+async def current_caches(sidecar: SidecarDep) -> AssignCaches | None:
+    return sidecar.caches
+
+
+CachesDep = Annotated[AssignCaches | None, Depends(current_caches)]

@@ -5,7 +5,8 @@ It makes the metrics, the lag view (the real one over the configured cluster,
 the one a test passes in, or none), its refresh listeners (the metrics, the
 history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
 window), the forecast source when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the
-answer log. Routes receive the
+answer log, the lag model of ``POST /assign`` and what it keeps between rebalances
+(the lag cache, its warmer, the last answers). Routes receive the
 parts through the typed dependencies of :mod:`lagassign.http.parts`.
 """
 
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.caches import AssignCaches
+from lagassign.assign.lag_cache import LagModel
+from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
@@ -31,6 +35,7 @@ from lagassign.lagview.view import LagView
 from lagassign.metrics import ServiceMetrics, service_metrics
 from lagassign.metrics.advice import AdviceCollector
 from lagassign.metrics.nudge import NudgeCollector
+from lagassign.rates.lag_models import lag_model_of
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
 
@@ -53,6 +58,12 @@ class Sidecar:
     advice: AdviceTracker | None = None
     #: The bound on heavy /assign work at once (LAGASSIGN_MAX_HEAVY_REQUESTS).
     heavy: HeavyWork | None = None
+    #: What /assign balances besides the lag (LAGASSIGN_LAG_MODEL), with the rate window.
+    lag_model: LagModel | None = None
+    #: The lags and last answers kept between rebalances (with a lag view only).
+    caches: AssignCaches | None = None
+    #: Makes the kept lags ready after each refresh (with a refreshing lag view only).
+    warmer: LagWarmer | None = None
 
 
 def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool) -> Sidecar:
@@ -75,6 +86,12 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
             lag_view.listeners.append(nudger)
     elif isinstance(lag_view, RefreshLoop):
         lag_view.listeners.extend((advice, metrics.assignments))
+    caches = AssignCaches() if lag_view is not None else None
+    warmer: LagWarmer | None = None
+    if caches is not None and isinstance(lag_view, RefreshLoop):
+        # Last: it reads the rate window this refresh has just filled.
+        warmer = LagWarmer(caches.lags, lag_view)
+        lag_view.listeners.append(warmer)
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
         advice.watch(lag_view)
@@ -100,7 +117,19 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     if lag_view is not None:
         metrics.collect_live_match_of(lag_view, answers, live_status)
     heavy = HeavyWork(settings.max_heavy_requests, settings.heavy_wait_s)
-    return Sidecar(settings, lag_view, answers, metrics, forecast, rates, advice, heavy)
+    return Sidecar(
+        settings,
+        lag_view,
+        answers,
+        metrics,
+        forecast,
+        rates,
+        advice,
+        heavy,
+        lag_model_of(settings, rates, lag_view),
+        caches,
+        warmer,
+    )
 
 
 def rate_window(settings: Settings) -> RateWindow:

@@ -1,0 +1,22 @@
+"""What the sidecar keeps between a group's rebalances over its lag view.
+
+The lag an answer balanced, per group and member count (:mod:`lagassign.assign.lag_cache`,
+made ready after each refresh by :mod:`lagassign.assign.lag_warmer`), and each group's
+last answer for the same body over the same lag (:mod:`lagassign.assign.answer_reuse`).
+Built once, with the lag view, in the sidecar's composition root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lagassign.assign.answer_reuse import AnswerReuse
+from lagassign.assign.lag_cache import LagCache
+
+
+@dataclass(frozen=True, slots=True)
+class AssignCaches:
+    """The lags and last answers kept over one lag view's snapshots."""
+
+    lags: LagCache = field(default_factory=LagCache)
+    answers: AnswerReuse = field(default_factory=AnswerReuse)
