@@ -205,13 +205,18 @@ class JavaMember:
             self._lines.put(line)
 
     def poll(self, timeout_s: float) -> None:
-        """Take in what the consumer printed, waiting at most ``timeout_s`` for the first line."""
+        """Take in what the consumer printed, waiting at most ``timeout_s`` for the first line.
+
+        Its state lines are JSON objects; anything else on its stdout is the Kafka client's
+        logging (a timestamped warning, seen on a loaded machine) and is passed over.
+        """
         with contextlib.suppress(queue.Empty):
             line = self._lines.get(timeout=timeout_s)
             while True:
-                state = json.loads(line)
-                self.member_id = state["member_id"]
-                self.partitions = {(self.topic, p) for p in state["partitions"]}
+                if line.startswith("{"):
+                    state = json.loads(line)
+                    self.member_id = state["member_id"]
+                    self.partitions = {(self.topic, p) for p in state["partitions"]}
                 line = self._lines.get_nowait()
 
     def close(self) -> None:
