@@ -111,3 +111,28 @@ def test_a_layout_balanced_by_topic_is_not_kept_by_totals() -> None:
     assert not balanced_by_totals(index, owned_counts(index)[1])
     by_runs = GroupIndex(uniform_owned(2, topics, lags))  # a holds t0, b holds t1
     assert balanced_by_totals(by_runs, owned_counts(by_runs)[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 12), min_size=1, max_size=4), st.randoms(use_true_random=False))
+def test_a_cooperative_join_to_a_single_owner_never_gives_back_what_it_took(
+    sizes: list[int], rng: random.Random
+) -> None:
+    # The first answer of a cooperative join keeps part of the single owner's partitions
+    # (the rest is revoked and withheld); the second, over what it kept, must not hand
+    # the owner back a partition the first took from it.
+    topics = {f"t{t}": n for t, n in enumerate(sizes)}
+    names = tuple(topics)
+    lags = {t: [rng.randint(0, 1_000) for _ in range(n)] for t, n in topics.items()}
+    everything = {t: tuple(range(n)) for t, n in topics.items()}
+    alone = Member("leader", names, owned=everything, generation=1)
+    first = assign_checked(
+        "balanced", make_rebalance([alone, Member("joiner", names)], topics, lags)
+    ).assignment["leader"]
+    kept = Member(
+        "leader", names, owned={t: tuple(ps) for t, ps in first.items() if ps}, generation=2
+    )
+    second = assign_checked(
+        "balanced", make_rebalance([kept, Member("joiner", names)], topics, lags)
+    ).assignment["leader"]
+    assert all(set(ps) <= set(first.get(t, ())) for t, ps in second.items())

@@ -32,7 +32,10 @@ def balanced_by_totals(index: GroupIndex, most: Sequence[int]) -> bool:
     ``most[t]``: the most partitions of topic ``t`` any member owned (empty: nothing
     was owned). Only with identical subscriptions (any member may then take any
     partition): some member owned two or more above a topic's base count P // C, and the
-    members that owned anything owned within one of each other in all.
+    two or more members that owned anything owned within one of each other in all. A
+    single owner is a group growing from one member, not a layout to keep: it is dealt
+    by topic, so the two answers of a cooperative join (the first withholds what moves,
+    the second gives it out) agree on what the owner keeps.
     """
     if not most or not index.identical:
         return False
@@ -43,7 +46,7 @@ def balanced_by_totals(index: GroupIndex, most: Sequence[int]) -> bool:
     previous = index.previous_owner_array()
     totals = np.bincount(previous[previous >= 0], minlength=members)
     owning = totals[totals > 0]
-    return int(owning.max()) - int(owning.min()) <= 1
+    return len(owning) > 1 and int(owning.max()) - int(owning.min()) <= 1
 
 
 def keep_to_totals(
