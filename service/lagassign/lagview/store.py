@@ -143,24 +143,33 @@ class SnapshotStore:
             if read.error is None:
                 self._group_topics[read.group_id] = frozenset(read.topics())
 
-    def publish(
+    async def publish(
         self, reads: Iterable[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
     ) -> list[GroupSnapshot]:
         """Store one snapshot per read group; the fresh ones (read without error).
 
-        A snapshot read on demand after this refresh started is newer, and kept.
+        The snapshots are put together in a worker thread (a walk of every
+        partition of every group; meanwhile the event loop answers the calls that
+        come, such as the broker plugin's), then stored here at once. A snapshot
+        read on demand after this refresh started is newer, and kept.
         """
+        reads = list(reads)
+        built = await asyncio.to_thread(self._snapshots_of, reads, offsets, as_of)
         fresh: list[GroupSnapshot] = []
-        for read in reads:
+        for read, snapshot in zip(reads, built, strict=True):
             previous = self._snapshots.get(read.group_id)
             if previous is not None and previous.error is None and previous.as_of > as_of:
                 continue
-            snapshot = self.snapshot_of(read, offsets, as_of)
             self._snapshots[read.group_id] = snapshot
             if snapshot.error is None:
                 self.stalls.observe(snapshot)
                 fresh.append(snapshot)
         return fresh
+
+    def _snapshots_of(
+        self, reads: list[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
+    ) -> list[GroupSnapshot]:
+        return [self.snapshot_of(read, offsets, as_of) for read in reads]
 
     def snapshot_of(
         self, read: GroupRead, offsets: Mapping[str, TopicOffsets], as_of: datetime
