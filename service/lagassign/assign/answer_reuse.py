@@ -30,22 +30,14 @@ DEFAULT_MAX_GROUPS = 64
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class Asked:
-    """What an answer depends on besides its lag's inputs."""
+    """What an answer depends on besides its lag's inputs (equal when every field is)."""
 
     body: bytes
     group_id: str
     topic_ids: Mapping[str, str] | None
     default_strategy: str
-
-    def same_as(self, other: Asked) -> bool:
-        return (
-            self.body == other.body
-            and self.group_id == other.group_id
-            and self.topic_ids == other.topic_ids
-            and self.default_strategy == other.default_strategy
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +67,7 @@ class AnswerReuse:
     def get(self, asked: Asked, inputs: LagInputs) -> tuple[Answer, bytes] | None:
         """The group's last answer and its bytes, when it was asked and computed alike."""
         served = self._served.get(asked.group_id)
-        if served is None or not (served.asked.same_as(asked) and served.inputs.same_as(inputs)):
+        if served is None or not (served.asked == asked and served.inputs.same_as(inputs)):
             return None
         self._served.move_to_end(asked.group_id)
         self.reused += 1

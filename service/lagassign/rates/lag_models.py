@@ -36,24 +36,29 @@ def lag_model_of(
 
 
 @dataclass(frozen=True, slots=True)
-class LoadModel:
-    """``load``: the lag plus each partition's produce rate x a fixed horizon."""
+class RatesModel:
+    """A lag model over the live rate window: its weights read the group's windows."""
 
     rates: RateWindow
-    horizon_s: float
-
-    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
-        return with_load(lag, request.group_id, self.rates, self.horizon_s)
 
     def inputs(self, group_id: str) -> object:
         return self.rates.group_windows(group_id)
 
 
 @dataclass(frozen=True, slots=True)
-class DrainModel:
+class LoadModel(RatesModel):
+    """``load``: the lag plus each partition's produce rate x a fixed horizon."""
+
+    horizon_s: float
+
+    def __call__(self, lag: LagSource, request: AssignRequest) -> LagSource:
+        return with_load(lag, request.group_id, self.rates, self.horizon_s)
+
+
+@dataclass(frozen=True, slots=True)
+class DrainModel(RatesModel):
     """``drain``: the lag plus each partition's produce rate x the group's catch-up horizon."""
 
-    rates: RateWindow
     lag_view: LagReader
     capacity_setting: float | None
 
@@ -66,6 +71,3 @@ class DrainModel:
             members=len(request.members),
             capacity_setting=self.capacity_setting,
         )
-
-    def inputs(self, group_id: str) -> object:
-        return self.rates.group_windows(group_id)
