@@ -7,9 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from prometheus_client import CollectorRegistry, generate_latest
 
+from lagassign.groups.live_assignment import live_assignment
 from lagassign.groups.page import render_group
 from lagassign.groups.rates import group_rates
-from lagassign.groups.report import group_report, live_assignment
+from lagassign.groups.report import group_report
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.lagview.time_lag import StallClock

@@ -9,9 +9,10 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.lag_sources import LagSource
+from lagassign.groups.live_assignment import live_assignment
 from lagassign.groups.page import render_group
 from lagassign.groups.rates import group_rates
-from lagassign.groups.report import group_report, live_assignment
+from lagassign.groups.report import group_report
 from lagassign.groups.sparkline import lag_sparkline
 from lagassign.http.schemas_group import GroupOut
 from lagassign.lagview.listeners import Refresh

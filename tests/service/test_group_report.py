@@ -10,13 +10,9 @@ from typing import Any
 import pytest
 
 from lagassign.assign.answer_log import AnswerRecord
-from lagassign.groups.report import (
-    GroupReport,
-    consumer_protocol_note,
-    group_report,
-    group_summary,
-    live_assignment,
-)
+from lagassign.groups.header import consumer_protocol_note
+from lagassign.groups.live_assignment import live_assignment
+from lagassign.groups.report import GroupReport, group_report, group_summary
 from lagassign.http.schemas_group import GroupOut, LiveMatchOut
 from lagassign.http.schemas_groups import GroupSummaryOut
 from lagassign.lagview.snapshot import GroupSnapshot

@@ -8,7 +8,9 @@ from datetime import timedelta
 from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.answer_log import AnswerRecord
-from lagassign.groups.report import compare_live, group_report, live_assignment, live_status
+from lagassign.groups.live_assignment import live_assignment
+from lagassign.groups.live_match import compare_live, live_status
+from lagassign.groups.report import group_report
 from lagassign.http.schemas_group import GroupOut
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.snapshot import GroupSnapshot

@@ -41,7 +41,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from lagassign.groups.assignment_digest import assignment_digest
-from lagassign.groups.report import live_assignment, member_lags, strategy_now
+from lagassign.groups.header import PLUGIN_ASSIGNOR
+from lagassign.groups.live_assignment import live_assignment, member_lags
+from lagassign.groups.strategy_now import strategy_now
 from lagassign.lagview.snapshot import GroupSnapshot
 
 #: Member id -> topic -> sorted partitions, frozen for comparison.
@@ -57,8 +59,6 @@ HOLD_SHARE = 0.1
 COOLDOWN_SHARE = 0.5
 #: With the capacity known: the least share of the projected catch-up a rebalance saves.
 FLOW_MIN_SHARE = 0.1
-#: The broker plugin's assignor name: a consumer-protocol group is advised only on it.
-PLUGIN_ASSIGNOR = "lagassign"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from lagassign.assign.answer import iso_utc
 from lagassign.groups.advice import Advice
-from lagassign.groups.report import GroupHeader, GroupReport, GroupSummary
+from lagassign.groups.header import GroupHeader
+from lagassign.groups.report import GroupReport, GroupSummary
 from lagassign.groups.sparkline import lag_sparkline
 
 # The partition table of a huge group is cut here; the JSON always has every row.

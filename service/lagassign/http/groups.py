@@ -27,9 +27,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from lagassign.errors import UnknownGroup
+from lagassign.groups.live_assignment import live_assignment
 from lagassign.groups.page import render_group, render_group_list
 from lagassign.groups.rates import NO_RATES, group_rates
-from lagassign.groups.report import group_report, group_summary, live_assignment
+from lagassign.groups.report import group_report, group_summary
 from lagassign.history.recorder import recorder_of
 from lagassign.http.auth import require_token
 from lagassign.http.parts import (

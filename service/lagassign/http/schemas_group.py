@@ -15,19 +15,12 @@ from __future__ import annotations
 from lagassign.assign.answer import iso_utc
 from lagassign.assign.answer_log import AnswerRecord
 from lagassign.groups.advice import Advice
+from lagassign.groups.header import Freshness, GroupHeader
+from lagassign.groups.live_assignment import HotPartition, MemberLag
+from lagassign.groups.live_match import LiveMatch, MatchStatus
 from lagassign.groups.rates import GroupRates
-from lagassign.groups.report import (
-    AssignmentsSeen,
-    Freshness,
-    GroupHeader,
-    GroupReport,
-    HotPartition,
-    LiveMatch,
-    MatchStatus,
-    MemberLag,
-    Skew,
-    StrategyNow,
-)
+from lagassign.groups.report import AssignmentsSeen, GroupReport, Skew
+from lagassign.groups.strategy_now import StrategyNow
 from lagassign.http.schemas import WireModel
 from lagassign.http.schemas_advice import AdviceOut
 from lagassign.http.schemas_values import CopiedModel, iso, rates_fields, rounded

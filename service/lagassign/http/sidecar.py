@@ -2,7 +2,9 @@
 
 :func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
 It makes the metrics, the lag view (the real one over the configured cluster,
-the one a test passes in, or none), its refresh listeners (the metrics, the
+run with its Kafka clients and refresh listeners on an event loop of its own in a
+thread of its own, :mod:`lagassign.lagview.own_loop`; the one a test passes in;
+or none), its refresh listeners (the metrics, the
 history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
 window), the forecast source when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the
 answer log, the lag model of ``POST /assign`` and what it keeps between rebalances
@@ -22,12 +24,13 @@ from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.forecast.source import ForecastSource
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
+from lagassign.groups.live_match import live_status
 from lagassign.groups.nudger import GroupNudger
-from lagassign.groups.report import live_status
 from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
+from lagassign.lagview.own_loop import KafkaLoop, LagViewOnLoop
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation
@@ -76,24 +79,28 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     rates: RateWindow | None = None
     advice = advice_tracker(settings)
     nudger: GroupNudger | None = None
+    refreshing = lag_view if isinstance(lag_view, RefreshLoop) else None
     if kafka:
         rates = rate_window(settings)
         listeners = [*refresh_listeners(settings, metrics), rates, advice]
-        lag_view = kafka_lag_view(settings, listeners=listeners)
+        view = refreshing = kafka_lag_view(settings, listeners=listeners)
         if settings.nudge_consumer_groups:
             # After the advice: it acts on the advice this refresh computed.
-            nudger = GroupNudger(advice, lag_view.nudge)
-            lag_view.listeners.append(nudger)
-    elif isinstance(lag_view, RefreshLoop):
-        lag_view.listeners.extend((advice, metrics.assignments))
+            nudger = GroupNudger(advice, view.nudge)
+            view.listeners.append(nudger)
+        # The refresh and everything it tells run on the view's own loop; routes read
+        # the published values and hand what asks Kafka to that loop.
+        lag_view = LagViewOnLoop(view, KafkaLoop())
+    elif refreshing is not None:
+        refreshing.listeners.extend((advice, metrics.assignments))
     caches = AssignCaches() if lag_view is not None else None
     warmer: LagWarmer | None = None
-    if caches is not None and isinstance(lag_view, RefreshLoop):
+    if caches is not None and refreshing is not None:
         # Last: it reads the rate window this refresh has just filled.
         warmer = LagWarmer(caches.lags, lag_view)
-        lag_view.listeners.append(warmer)
+        refreshing.listeners.append(warmer)
     if lag_view is not None:
-        metrics.collect_lag_of(lag_view)
+        metrics.collect_lag_of(refreshing or lag_view)
         advice.watch(lag_view)
     if lag_view is not None and rates is not None:
         metrics.collect_rates_of(lag_view, rates)

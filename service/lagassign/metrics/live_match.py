@@ -1,7 +1,7 @@
 """``lagassign_live_assignment_matches{group}``: is the live assignment the last answer?
 
 Read at scrape time from the lag view's cached snapshots and the answer log, by
-the comparison ``/groups`` shows (``lagassign.groups.report.live_status``, passed in
+the comparison ``/groups`` shows (``lagassign.groups.live_match.live_status``, passed in
 by the app: static members matched by ``group.instance.id``):
 
 - 1: every partition is where the sidecar's last answer for the group put it;
