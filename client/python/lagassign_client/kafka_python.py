@@ -17,8 +17,6 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-import httpx
-
 from lagassign_client.assignor import kafka_python_loop
 from lagassign_client.assignor.assignment_digest import digest_of_assignments
 from lagassign_client.assignor.dropped_assignment import DroppedAssignments
@@ -28,7 +26,7 @@ from lagassign_client.assignor.kafka_python_poll import (
     join_dropped,
     poll_time_left,
 )
-from lagassign_client.assignor.shim import DEFAULT_TIMEOUT_S, ShimAssignor
+from lagassign_client.assignor.shim import ShimAssignor
 from lagassign_client.errors import IncompleteMetadata
 from lagassign_client.wire.group import Assignment, GroupView, Subscriber, partition_counts
 from lagassign_client.wire.userdata import decode_subscription
@@ -99,33 +97,8 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     version = 0
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        group_id: str,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        poll_timeout_ms: int | None = None,
-        strategy: str | None = None,
-        reset_policy: str | None = None,
-        token: str | None = None,
-        instance_id: str | None = None,
-        rack: str | None = None,
-        pause_gc: bool = False,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            url,
-            group_id=group_id,
-            timeout_s=timeout_s,
-            strategy=strategy,
-            reset_policy=reset_policy,
-            token=token,
-            instance_id=instance_id,
-            rack=rack,
-            pause_gc=pause_gc,
-            transport=transport,
-        )
+    def __init__(self, url: str, *, poll_timeout_ms: int | None = None, **options: Any) -> None:
+        super().__init__(url, **options)
         if poll_timeout_ms is not None and (
             isinstance(poll_timeout_ms, bool)
             or not isinstance(poll_timeout_ms, int)

@@ -81,16 +81,6 @@ class Seen:
     digest: str | None
 
 
-def _of(assignor: Any, url: str | None, token: str | None) -> dict[str, Any]:
-    """The advisor's sidecar and group, from the assignor unless given."""
-    sidecar = assignor.leader.sidecar
-    return {
-        "url": sidecar.base_url if url is None else url,
-        "group_id": assignor.leader.group_id,
-        "token": sidecar.token if token is None else token,
-    }
-
-
 class RebalanceAdvisor:
     """One consumer's advisor; call :meth:`maybe_rebalance` from the thread that polls."""
 
@@ -132,39 +122,43 @@ class RebalanceAdvisor:
         self.enforced = 0
 
     @classmethod
-    def for_aiokafka(
-        cls,
-        consumer: Any,
-        assignor: Any,
-        *,
-        url: str | None = None,
-        token: str | None = None,
-        **kw: Any,
-    ) -> RebalanceAdvisor:
+    def for_aiokafka(cls, consumer: Any, assignor: Any, **kw: Any) -> RebalanceAdvisor:
         """The advisor of an ``AIOKafkaConsumer`` using ``assignor`` (a :class:`LagAssignor`).
 
-        The group id, and unless given the sidecar's URL and token, are the assignor's.
+        The group id, and unless given (``url``, ``token``) the sidecar's URL and token, are
+        the assignor's; the other keyword arguments are the constructor's.
         """
         from lagassign_client.advice.libraries import aiokafka_group
 
-        return cls(aiokafka_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw)
+        return cls._of_assignor(aiokafka_group(consumer), assignor, **kw)
 
     @classmethod
-    def for_kafka_python(
-        cls,
-        consumer: Any,
-        assignor: Any,
-        *,
-        url: str | None = None,
-        token: str | None = None,
-        **kw: Any,
-    ) -> RebalanceAdvisor:
+    def for_kafka_python(cls, consumer: Any, assignor: Any, **kw: Any) -> RebalanceAdvisor:
         """The advisor of a kafka-python ``KafkaConsumer`` using a ``KafkaPythonLagAssignor``,
         as :meth:`for_aiokafka` makes one."""
         from lagassign_client.advice.libraries import kafka_python_group
 
+        return cls._of_assignor(kafka_python_group(consumer), assignor, **kw)
+
+    @classmethod
+    def _of_assignor(
+        cls,
+        group: GroupHandle | None,
+        assignor: Any,
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        **kw: Any,
+    ) -> RebalanceAdvisor:
+        """The advisor of ``group``, on the assignor's sidecar and group unless given."""
+        sidecar = assignor.leader.sidecar
         return cls(
-            kafka_python_group(consumer), assignor.leadership, **_of(assignor, url, token), **kw
+            group,
+            assignor.leadership,
+            url=sidecar.base_url if url is None else url,
+            group_id=assignor.leader.group_id,
+            token=sidecar.token if token is None else token,
+            **kw,
         )
 
     def maybe_rebalance(self) -> bool:
