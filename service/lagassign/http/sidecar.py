@@ -2,9 +2,7 @@
 
 :func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
 It makes the metrics, the lag view (the real one over the configured cluster,
-run with its Kafka clients and refresh listeners on an event loop of its own in a
-thread of its own, :mod:`lagassign.lagview.own_loop`; the one a test passes in;
-or none), its refresh listeners (the metrics, the
+the one a test passes in, or none), its refresh listeners (the metrics, the
 history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
 window), the forecast source when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the
 answer log, the lag model of ``POST /assign`` and what it keeps between rebalances
@@ -30,7 +28,6 @@ from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
-from lagassign.lagview.own_loop import KafkaLoop, LagViewOnLoop
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation
@@ -79,28 +76,24 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     rates: RateWindow | None = None
     advice = advice_tracker(settings)
     nudger: GroupNudger | None = None
-    refreshing = lag_view if isinstance(lag_view, RefreshLoop) else None
     if kafka:
         rates = rate_window(settings)
         listeners = [*refresh_listeners(settings, metrics), rates, advice]
-        view = refreshing = kafka_lag_view(settings, listeners=listeners)
+        lag_view = kafka_lag_view(settings, listeners=listeners)
         if settings.nudge_consumer_groups:
             # After the advice: it acts on the advice this refresh computed.
-            nudger = GroupNudger(advice, view.nudge)
-            view.listeners.append(nudger)
-        # The refresh and everything it tells run on the view's own loop; routes read
-        # the published values and hand what asks Kafka to that loop.
-        lag_view = LagViewOnLoop(view, KafkaLoop())
-    elif refreshing is not None:
-        refreshing.listeners.extend((advice, metrics.assignments))
+            nudger = GroupNudger(advice, lag_view.nudge)
+            lag_view.listeners.append(nudger)
+    elif isinstance(lag_view, RefreshLoop):
+        lag_view.listeners.extend((advice, metrics.assignments))
     caches = AssignCaches() if lag_view is not None else None
     warmer: LagWarmer | None = None
-    if caches is not None and refreshing is not None:
+    if caches is not None and isinstance(lag_view, RefreshLoop):
         # Last: it reads the rate window this refresh has just filled.
         warmer = LagWarmer(caches.lags, lag_view)
-        refreshing.listeners.append(warmer)
+        lag_view.listeners.append(warmer)
     if lag_view is not None:
-        metrics.collect_lag_of(refreshing or lag_view)
+        metrics.collect_lag_of(lag_view)
         advice.watch(lag_view)
     if lag_view is not None and rates is not None:
         metrics.collect_rates_of(lag_view, rates)
