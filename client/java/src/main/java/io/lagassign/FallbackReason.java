@@ -1,34 +1,31 @@
 package io.lagassign;
 
+import java.util.Locale;
+
 /**
  * Why the group leader did not use the sidecar's answer; {@link #label()} is the name the
  * fallback is counted and logged by, the same as in the Python shim.
  */
 public enum FallbackReason {
     /** No answer within {@code lagassign.timeout.ms}. */
-    TIMEOUT("timeout"),
+    TIMEOUT,
     /** The sidecar's host name does not resolve. */
-    UNKNOWN_HOST("unknown_host"),
+    UNKNOWN_HOST,
     /** Nothing listens at the sidecar's address. */
-    CONNECTION_REFUSED("connection_refused"),
+    CONNECTION_REFUSED,
     /** Any other connection error: reset, no route, TLS. */
-    UNREACHABLE("unreachable"),
+    UNREACHABLE,
     /** An HTTP status other than 200. */
-    STATUS("status"),
+    STATUS,
     /** Not JSON, or not the answer's shape. */
-    MALFORMED("malformed"),
+    MALFORMED,
     /** The answer breaks the leader's own metadata: a member or partition missing, a partition twice. */
-    INVALID("invalid"),
+    INVALID,
     /** The leader's own metadata has gaps. */
-    METADATA("metadata");
+    METADATA;
 
-    private final String label;
-
-    FallbackReason(String label) {
-        this.label = label;
-    }
-
+    /** The name in lower case, e.g. {@code connection_refused}. */
     public String label() {
-        return label;
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -51,6 +51,14 @@ class CooperativeRulesTest {
         assertEquals(List.of(new TopicPartition("t0", 2), new TopicPartition("t0", 3)), read.assignment().get("c-2"));
     }
 
+    /** The answer's refusal (INVALID) in a cooperative rebalance. */
+    private static FallbackException refused(String assignment, String revoked) {
+        FallbackException e = assertThrows(FallbackException.class,
+                () -> AnswerReader.read(answer(assignment, revoked), VIEW, true));
+        assertEquals(FallbackReason.INVALID, e.reason());
+        return e;
+    }
+
     @Test
     void theSameWithheldAnswerIsRefusedInAnEagerRebalance() {
         FallbackException e = assertThrows(FallbackException.class, () -> AnswerReader.read(
@@ -60,9 +68,7 @@ class CooperativeRulesTest {
 
     @Test
     void aPartitionMovedStraightToAnotherOwnerIsRefused() {
-        FallbackException e = assertThrows(FallbackException.class, () -> AnswerReader.read(
-                answer("{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[1,2,3]}}", "{}"), VIEW, true));
-        assertEquals(FallbackReason.INVALID, e.reason());
+        FallbackException e = refused("{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[1,2,3]}}", "{}");
         assertTrue(e.getMessage().contains("moves t0-1 from [c-1] to 'c-2'"), e.getMessage());
     }
 
@@ -75,17 +81,12 @@ class CooperativeRulesTest {
         // withheld from a member the request did not name
         "{\"c-9\":{\"t0\":[1]}}"})
     void aWrongWithholdingIsRefused(String revoked) {
-        String assignment = "{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[2,3]}}";
-        FallbackException e = assertThrows(FallbackException.class,
-                () -> AnswerReader.read(answer(assignment, revoked), VIEW, true));
-        assertEquals(FallbackReason.INVALID, e.reason());
+        refused("{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[2,3]}}", revoked);
     }
 
     @Test
     void aPartitionLeftOutAndNotWithheldIsStillRefused() {
-        FallbackException e = assertThrows(FallbackException.class, () -> AnswerReader.read(
-                answer("{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[2,3]}}", "{}"), VIEW, true));
-        assertEquals(FallbackReason.INVALID, e.reason());
+        FallbackException e = refused("{\"c-1\":{\"t0\":[0]},\"c-2\":{\"t0\":[2,3]}}", "{}");
         assertTrue(e.getMessage().contains("t0-1 unassigned"), e.getMessage());
     }
 }

@@ -7,8 +7,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,14 +49,7 @@ final class FakeSidecar implements AutoCloseable {
 
     FakeSidecar(Behaviour behaviour) throws IOException {
         this.behaviour = behaviour;
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "fake-sidecar");
-            thread.setDaemon(true);
-            return thread;
-        }));
-        server.createContext("/assign", this::handle);
-        server.start();
+        server = LoopbackServer.start("/assign", this::handle, "fake-sidecar");
     }
 
     /** A URL where nothing listens: a sidecar that is stopped. */
@@ -70,7 +60,7 @@ final class FakeSidecar implements AutoCloseable {
     }
 
     URI url() {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        return LoopbackServer.url(server);
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
@@ -26,7 +27,9 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class LagAssignorTest {
     private static final Cluster CLUSTER = cluster(Map.of("t0", 4, "t1", 3));
@@ -192,24 +195,20 @@ class LagAssignorTest {
         }
     }
 
-    @Test
-    void aStoppedSidecarGivesKafkasRangeAssignor() throws IOException {
-        URI stopped = FakeSidecar.stoppedUrl();
-        LagAssignor leader = configured(stopped, 1000);
-        GroupSubscription members = group(stopped);
-        assertEquals(partitionsOf(new RangeAssignor().assign(CLUSTER, members)),
-                partitionsOf(leader.assign(CLUSTER, members)));
-        assertEquals(Map.of("connection_refused", 1L), leader.fallbackCounts());
+    /** A sidecar that is stopped, and one whose host does not resolve (.invalid, RFC 2606). */
+    static Stream<Arguments> unreachableSidecars() throws IOException {
+        return Stream.of(Arguments.of(FakeSidecar.stoppedUrl(), "connection_refused"),
+                Arguments.of(URI.create("http://lagassign.invalid:8321"), "unknown_host"));
     }
 
-    @Test
-    void anUnknownHostIsItsOwnReason() {
-        URI nowhere = URI.create("http://lagassign.invalid:8321");
-        LagAssignor leader = configured(nowhere, 1000);
-        GroupSubscription members = group(nowhere);
+    @ParameterizedTest
+    @MethodSource("unreachableSidecars")
+    void anUnreachableSidecarGivesKafkasRangeAssignorCountedByItsReason(URI sidecar, String reason) {
+        LagAssignor leader = configured(sidecar, 1000);
+        GroupSubscription members = group(sidecar);
         assertEquals(partitionsOf(new RangeAssignor().assign(CLUSTER, members)),
                 partitionsOf(leader.assign(CLUSTER, members)));
-        assertEquals(Map.of("unknown_host", 1L), leader.fallbackCounts());
+        assertEquals(Map.of(reason, 1L), leader.fallbackCounts());
     }
 
     @Test

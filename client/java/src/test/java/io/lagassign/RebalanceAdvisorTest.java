@@ -8,16 +8,12 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -67,14 +63,7 @@ class RebalanceAdvisorTest {
 
     @BeforeEach
     void start() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "advice-server");
-            t.setDaemon(true);
-            return t;
-        }));
-        server.createContext("/groups/", this::answer);
-        server.start();
+        server = LoopbackServer.start("/groups/", this::answer, "advice-server");
     }
 
     @AfterEach
@@ -101,7 +90,7 @@ class RebalanceAdvisorTest {
     }
 
     URI base() {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        return LoopbackServer.url(server);
     }
 
     RebalanceAdvisor advisor(URI base) {
@@ -204,13 +193,9 @@ class RebalanceAdvisorTest {
 
     @Test
     void anUnreachableSidecarDoesNothingAndWarnsOnce() throws IOException, InterruptedException {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = socket.getLocalPort();
-        }
         Member member = new Member();
         LeaderRecord.led("m-1", 3, DIGEST);
-        RebalanceAdvisor advisor = advisor(URI.create("http://127.0.0.1:" + closedPort));
+        RebalanceAdvisor advisor = advisor(FakeSidecar.stoppedUrl());
         pollUntil(advisor, member, () -> advisor.requests() >= 4);
         Thread.sleep(100);
         assertTrue(advisor.requests() >= 4);

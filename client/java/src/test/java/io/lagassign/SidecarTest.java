@@ -19,6 +19,20 @@ class SidecarTest {
         return System.nanoTime() + timeout.toNanos();
     }
 
+    /** The failure of one request, without a token, to the sidecar at {@code base}. */
+    private static FallbackException failureAt(URI base) {
+        Duration timeout = Duration.ofSeconds(5);
+        return assertThrows(FallbackException.class,
+                () -> new Sidecar(base, timeout, null).postAssign(REQUEST, soon(timeout)));
+    }
+
+    /** The failure of one request to a sidecar that answers in the given wrong way. */
+    private static FallbackException failureOf(FakeSidecar.Behaviour behaviour) throws IOException {
+        try (FakeSidecar fake = new FakeSidecar(behaviour)) {
+            return failureAt(fake.url());
+        }
+    }
+
     @Test
     void theAssignPathIsAddedToTheBaseUrl() {
         Duration timeout = Duration.ofSeconds(1);
@@ -42,48 +56,36 @@ class SidecarTest {
     }
 
     @Test
-    void aStatusOtherThan200IsAStatusFailure() throws Exception {
-        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.STATUS_500)) {
-            Duration timeout = Duration.ofSeconds(5);
-            FallbackException e = assertThrows(FallbackException.class,
-                    () -> new Sidecar(fake.url(), timeout, null).postAssign(REQUEST, soon(timeout)));
-            assertEquals(FallbackReason.STATUS, e.reason());
-            assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
-        }
+    void aStatusOtherThan200IsAStatusFailure() throws IOException {
+        FallbackException e = failureOf(FakeSidecar.Behaviour.STATUS_500);
+        assertEquals(FallbackReason.STATUS, e.reason());
+        assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
     }
 
     @Test
     void aStoppedSidecarIsARefusedConnection() throws IOException {
-        Duration timeout = Duration.ofSeconds(5);
-        Sidecar sidecar = new Sidecar(FakeSidecar.stoppedUrl(), timeout, null);
-        FallbackException e = assertThrows(FallbackException.class, () -> sidecar.postAssign(REQUEST, soon(timeout)));
+        FallbackException e = failureAt(FakeSidecar.stoppedUrl());
         assertEquals(FallbackReason.CONNECTION_REFUSED, e.reason());
         assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
     }
 
     @Test
     void aHostThatDoesNotResolveIsAnUnknownHost() {
-        Duration timeout = Duration.ofSeconds(5);
         // .invalid never resolves (RFC 2606).
-        Sidecar sidecar = new Sidecar(URI.create("http://lagassign.invalid:8321"), timeout, null);
-        FallbackException e = assertThrows(FallbackException.class, () -> sidecar.postAssign(REQUEST, soon(timeout)));
+        FallbackException e = failureAt(URI.create("http://lagassign.invalid:8321"));
         assertEquals(FallbackReason.UNKNOWN_HOST, e.reason());
         assertTrue(e.getMessage().contains("lagassign.invalid"), e.getMessage());
     }
 
     @Test
-    void anotherServersHtmlErrorPageIsOneShortLine() throws Exception {
-        try (FakeSidecar fake = new FakeSidecar(FakeSidecar.Behaviour.HTML_404)) {
-            Duration timeout = Duration.ofSeconds(5);
-            FallbackException e = assertThrows(FallbackException.class,
-                    () -> new Sidecar(fake.url(), timeout, null).postAssign(REQUEST, soon(timeout)));
-            assertEquals(FallbackReason.STATUS, e.reason());
-            assertFalse(e.getMessage().contains("\n"), e.getMessage());
-            assertFalse(e.getMessage().contains("<"), e.getMessage());
-            assertTrue(e.getMessage().contains("HTTP 404"), e.getMessage());
-            assertTrue(e.getMessage().contains("\"404 Not Found\""), e.getMessage());
-            assertTrue(e.getMessage().length() < 200, e.getMessage());
-        }
+    void anotherServersHtmlErrorPageIsOneShortLine() throws IOException {
+        FallbackException e = failureOf(FakeSidecar.Behaviour.HTML_404);
+        assertEquals(FallbackReason.STATUS, e.reason());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        assertFalse(e.getMessage().contains("<"), e.getMessage());
+        assertTrue(e.getMessage().contains("HTTP 404"), e.getMessage());
+        assertTrue(e.getMessage().contains("\"404 Not Found\""), e.getMessage());
+        assertTrue(e.getMessage().length() < 200, e.getMessage());
     }
 
     @Test
