@@ -8,6 +8,8 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -33,6 +35,16 @@ def weights(*groups: GroupForecast) -> ForecastWeights:
         window_seconds=300.0,
         groups=groups,
     )
+
+
+@contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """The process's umask is ``mask`` inside the block, what it was after."""
+    before = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(before)
 
 
 def orders(as_of: datetime = AS_OF, cluster: str = "prod") -> GroupForecast:
@@ -171,11 +183,8 @@ def test_by_default_freshness_is_the_forecast_horizon(tmp_path: Path) -> None:
 
 def test_the_written_file_is_0644_whatever_the_umask(tmp_path: Path) -> None:
     path = tmp_path / "forecast-weights.json"
-    before = os.umask(0o077)
-    try:
+    with umask(0o077):
         write_forecast_weights(path, weights(orders()))
-    finally:
-        os.umask(before)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
 
@@ -188,11 +197,8 @@ def test_the_image_user_reads_a_file_written_by_another_user() -> None:
     try:
         shared.chmod(0o755)
         path = shared / "forecast-weights.json"
-        before = os.umask(0o077)
-        try:
+        with umask(0o077):
             write_forecast_weights(path, weights(orders()))
-        finally:
-            os.umask(before)
         setpriv = shutil.which("setpriv")
         assert setpriv is not None
         done = subprocess.run(

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from lagassign.core.errors import InvalidRebalance
 from lagassign.core.model import Member, make_rebalance
+from lagassign.core.owned import refuse_out_of_range
 
 PARTITIONS = {"a": 3, "b": 2, "c": 4, "unsubscribed": 2}
 
@@ -28,16 +29,8 @@ def owning_members(draw: st.DrawFn) -> list[Member]:
 
 
 def canonical_by_loops(members: list[Member]) -> dict[str, dict[str, tuple[int, ...]]]:
-    """The rule one partition at a time (or the first error, as make_rebalance words it)."""
-    for i, m in enumerate(members):
-        for topic, ids in m.owned.items():
-            count = PARTITIONS.get(topic)
-            for p in ids:
-                if p < 0 or (count is not None and p >= count):
-                    raise InvalidRebalance(
-                        f"members[{i}].owned[{topic!r}] names partition {p}, "
-                        f"outside 0..{(count or 0) - 1}"
-                    )
+    """The rule one partition at a time (or the first out-of-range id, found one at a time)."""
+    refuse_out_of_range([m.owned for m in members], PARTITIONS)
     subscribed = {t for m in members for t in m.topics}
     return {
         m.member_id: {

@@ -18,7 +18,6 @@ from datetime import timedelta
 from pathlib import Path
 
 from lagassign.forecast.source import ForecastSource
-from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.groups.advice import AdvicePolicy
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.advice_weights import contradicted
@@ -27,6 +26,7 @@ from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.rates.window import RateWindow
 from tests.service.group_builders import AS_OF, lag_row, snapshot_of
+from tests.service.weights_file import one_group_weights
 
 SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
 POLICY = AdvicePolicy(min_gain=0.3, hold_s=0, cooldown_s=0, strategy="balanced")
@@ -52,15 +52,14 @@ def shots(produce: int, read: int) -> list[GroupSnapshot]:
 
 
 def advice_after(tmp_path: Path, produce: int, read: int) -> AdviceOut:
-    path = tmp_path / "weights.json"
-    write_forecast_weights(
-        path,
-        ForecastWeights(
-            generated_at=AS_OF,
-            horizon_seconds=600.0,
-            window_seconds=600.0,
-            groups=(GroupForecast("local", "g", AS_OF, FORECAST),),
-        ),
+    path = one_group_weights(
+        tmp_path / "weights.json",
+        "g",
+        FORECAST,
+        as_of=AS_OF,
+        horizon_s=600.0,
+        window_s=600.0,
+        cluster="local",
     )
     refreshes = shots(produce, read)
     last = refreshes[-1].as_of

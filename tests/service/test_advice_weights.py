@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from lagassign.forecast.source import ForecastSource
-from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
 from lagassign.groups.advice_weights import forecast_covers, weighed
@@ -26,6 +25,7 @@ from lagassign.http.schemas_advice import AdviceOut
 from lagassign.lagview.listeners import Refresh
 from lagassign.rates.window import RateWindow
 from tests.service.group_builders import AS_OF, lag_row, snapshot_of
+from tests.service.weights_file import one_group_weights
 
 SKEWED = {"c-1": {"t0": [0, 1]}, "c-2": {"t0": [2, 3]}}
 SNAPSHOT = snapshot_of("g", SKEWED, {"t0": [900, 800, 10, 10]})
@@ -91,15 +91,13 @@ def test_the_tracker_weighs_by_fresh_forecast_weights_read_from_their_file(
     # By lag the group is balanced (no advice); the forecast says c-1's partitions will
     # pile up, and the advice follows the forecast, as /assign would.
     balanced = snapshot_of("g", SKEWED, {"t0": [10, 10, 10, 10]})
-    path = tmp_path / "weights.json"
-    write_forecast_weights(
-        path,
-        ForecastWeights(
-            generated_at=AS_OF,
-            horizon_seconds=300.0,
-            window_seconds=600.0,
-            groups=(GroupForecast("local", "g", AS_OF, {"t0": (900, 800, 10, 10)}),),
-        ),
+    path = one_group_weights(
+        tmp_path / "weights.json",
+        "g",
+        {"t0": (900, 800, 10, 10)},
+        as_of=AS_OF,
+        window_s=600.0,
+        cluster="local",
     )
     forecast = ForecastSource(path, max_age_s=600.0, cluster="local", clock=lambda: AS_OF)
     forecast.reload()

@@ -32,7 +32,6 @@ from harness.builders import commit, create_topic, members, produce
 from harness.poll import eventually_async
 from lagassign.assign.request_schema import AnswerForm
 from lagassign.core.strategies import STRATEGIES
-from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.lagview.listeners import Refresh
@@ -42,6 +41,7 @@ from tests.broker.consumers import consumers, each_partition_once, poll_until
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.group_builders import snapshot_of as group_snapshot
 from tests.service.serving import served
+from tests.service.weights_file import one_group_weights
 
 pytestmark = pytest.mark.anyio
 
@@ -120,18 +120,8 @@ async def test_every_strategy_protocol_and_form_answers_as_its_schema_says() -> 
 
 def fresh_weights(folder: Path, group_id: str, topics: dict[str, tuple[int | None, ...]]) -> Path:
     """A forecast weights file of one group's ``topics``, made 5 s ago (fresh)."""
-    path = folder / "weights.json"
     as_of = datetime.now(UTC) - timedelta(seconds=5)
-    write_forecast_weights(
-        path,
-        ForecastWeights(
-            generated_at=as_of,
-            horizon_seconds=300,
-            window_seconds=900,
-            groups=(GroupForecast("default", group_id, as_of, topics),),
-        ),
-    )
-    return path
+    return one_group_weights(folder / "weights.json", group_id, topics, as_of=as_of)
 
 
 async def test_answers_from_each_lag_source_answer_as_the_schema_says(tmp_path: Path) -> None:

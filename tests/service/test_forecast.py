@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from lagassign.forecast.weights import ForecastWeights, GroupForecast, write_forecast_weights
 from lagassign.http.app import create_app
 from lagassign.http.parts import sidecar_of
 from lagassign.settings import Settings
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
 from tests.service.serving import forecast_of, served
+from tests.service.weights_file import one_group_weights
 
 pytestmark = pytest.mark.anyio
 
@@ -29,15 +29,8 @@ KAFKA_LAGS = [1, 1, 1, 1]
 
 
 def weights_file(path: Path, *, age_s: float = 60, group: str = "orders") -> None:
-    as_of = datetime.now(UTC) - timedelta(seconds=age_s)
-    write_forecast_weights(
-        path,
-        ForecastWeights(
-            generated_at=as_of,
-            horizon_seconds=300,
-            window_seconds=900,
-            groups=(GroupForecast("default", group, as_of, {"t0": FORECAST}),),
-        ),
+    one_group_weights(
+        path, group, {"t0": FORECAST}, as_of=datetime.now(UTC) - timedelta(seconds=age_s)
     )
 
 

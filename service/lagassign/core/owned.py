@@ -62,11 +62,11 @@ def read_owned(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> Ow
     try:
         parts = np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(sizes.sum()))
     except OverflowError:
-        _refuse_out_of_range(owned_maps, partitions)
+        refuse_out_of_range(owned_maps, partitions)
         raise AssertionError("an id beyond int64 is out of range") from None
     # unknown topics (-1) read the last bound: none
     if ((parts < 0) | (parts >= np.repeat(bound[topic_no], sizes))).any():
-        _refuse_out_of_range(owned_maps, partitions)
+        refuse_out_of_range(owned_maps, partitions)
     member_of_entry = np.repeat(np.arange(len(owned_maps)), entries)
     entry_of_part = np.repeat(np.arange(total), sizes)
     first_part = np.zeros(len(parts), dtype=bool)
@@ -99,8 +99,9 @@ class SentOwned:
     position: npt.NDArray[np.int64]  # per member in the caller's order: its position now
 
 
-def _refuse_out_of_range(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> None:
-    """Raise for the first owned id outside its topic, walking one id at a time."""
+def refuse_out_of_range(owned_maps: Sequence[Owned], partitions: Mapping[str, int]) -> None:
+    """Raise for the first owned id outside its topic, walking one id at a time: the rule the
+    array check of :func:`read_owned` applies to every member at once."""
     for i, owned in enumerate(owned_maps):
         for topic, ids in owned.items():
             count = partitions.get(topic)
