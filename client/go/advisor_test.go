@@ -3,10 +3,11 @@ package lagassign
 import (
 	"io"
 	"log/slog"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lagassign/lagassign/client/go/internal/sidecartest"
 )
 
 // leaderMember is a consumer that led generation 5 as m-1.
@@ -18,13 +19,7 @@ func (l *leaderMember) ForceRebalance()              { l.forced.Add(1) }
 // A sidecar nobody listens for: the leader keeps asking (at most every Every),
 // forces nothing, and logs one WARNING for the whole stretch.
 func TestAnUnreachableSidecarForcesNothingAndWarnsOnce(t *testing.T) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	address := listener.Addr().String()
-	listener.Close()
-	balancer, err := New(Config{URL: "http://" + address, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	balancer, err := New(Config{URL: sidecartest.DownURL(t), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,12 +45,10 @@ func TestTheAdvisorRebalancesWhenTheSidecarAdvises(t *testing.T) {
 			return false, fmt.Sprintf("generation %d", now)
 		}
 		after = map[string][]partition{}
-		worst := int64(0)
 		for _, m := range members {
 			after[m.name] = m.holding()
-			worst = max(worst, lagOf(after[m.name], lags))
 		}
-		return float64(worst) <= 0.7*float64(worstBefore), fmt.Sprintf("generation %d, held %v", now, after)
+		return float64(worstOf(after, lags)) <= 0.7*float64(worstBefore), fmt.Sprintf("generation %d, held %v", now, after)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package grouptest
 import (
 	"fmt"
 	"testing"
-
-	lagassign "github.com/lagassign/lagassign/client/go"
 )
 
 // A brand-new group of two static members (kgo.InstanceID) on a skewed
@@ -24,24 +22,12 @@ func TestANewGroupOfStaticMembersStartsOnTheSidecarsAnswer(t *testing.T) {
 			memberOptions{instanceID: fmt.Sprintf("%s-static-%d", group, i)}))
 	}
 	held := settled(t, members, lags, joinTimeout)
-	worst := int64(0)
-	var memberIDs []string
-	for _, m := range members {
-		note, _ := m.balancer.AssignedBy()
-		if note != (lagassign.AssignmentNote{By: lagassign.BySidecar, Strategy: "balanced"}) {
-			t.Fatalf("%s was assigned by %+v", m.name, note)
-		}
-		worst = max(worst, lagOf(held[m.name], lags))
-		id, _ := m.client.GroupMetadata()
-		memberIDs = append(memberIDs, id)
-	}
+	onTheSidecarsAnswer(t, members)
+	worst := worstOf(held, lags)
 	if answered := sidecarMaxLag(t, group, 2, topics, lags); worst != answered {
 		t.Fatalf("the worst member's lag %d is not the sidecar's answer to a group of two, %d", worst, answered)
 	}
-	ranged := int64(0)
-	for _, lag := range rangeLags(t, memberIDs, topics, lags) {
-		ranged = max(ranged, lag)
-	}
+	ranged := rangeWorst(t, members, topics, lags)
 	if worst >= ranged {
 		t.Fatalf("the worst member's lag %d is not below range's %d", worst, ranged)
 	}

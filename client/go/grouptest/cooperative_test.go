@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lagassign "github.com/lagassign/lagassign/client/go"
+	"github.com/lagassign/lagassign/client/go/internal/sidecartest"
 )
 
 // A cooperative Go group of two on a skewed backlog; a third member joins.
@@ -29,12 +30,7 @@ func TestACooperativeGroupMovesOnlyWhatChanges(t *testing.T) {
 	members = append(members, startMember(t, "go-coop-2", group, topics, options))
 	after := settled(t, members, lags, joinTimeout)
 
-	for _, m := range members {
-		note, _ := m.balancer.AssignedBy()
-		if note != (lagassign.AssignmentNote{By: lagassign.BySidecar, Strategy: "balanced"}) {
-			t.Fatalf("%s was assigned by %+v", m.name, note)
-		}
-	}
+	onTheSidecarsAnswer(t, members)
 	moved := 0
 	for _, m := range members[:2] {
 		kept := map[partition]bool{}
@@ -56,11 +52,8 @@ func TestACooperativeGroupMovesOnlyWhatChanges(t *testing.T) {
 	if moved == 0 || len(after["go-coop-2"]) == 0 {
 		t.Fatalf("nothing moved to the new member: before %v, after %v", before, after)
 	}
-	worst := int64(0)
-	for _, held := range after {
-		worst = max(worst, lagOf(held, lags))
-	}
-	t.Logf("%d partitions moved to the new member, the rest kept; worst member's lag %d of %d", moved, worst, total)
+	t.Logf("%d partitions moved to the new member, the rest kept; worst member's lag %d of %d", moved,
+		worstOf(after, lags), total)
 }
 
 // A cooperative member whose sidecar is down reads its backlog on franz-go's
@@ -71,7 +64,7 @@ func TestACooperativeFallbackIsCooperativeSticky(t *testing.T) {
 	lags := backlog(t, "", topics, []int{30, 20, 10})
 	total := totalOf(lags)
 	m := startMember(t, "go-coop-down", group, topics,
-		memberOptions{url: downSidecar(t), timeout: fallbackDeadline, cooperative: true})
+		memberOptions{url: sidecartest.DownURL(t), timeout: fallbackDeadline, cooperative: true})
 	err := eventually(joinTimeout, "the member reads the whole backlog", func() (bool, string) {
 		return m.readCount() == total, fmt.Sprintf("%d of %d records", m.readCount(), total)
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	lagassign "github.com/lagassign/lagassign/client/go"
+	"github.com/lagassign/lagassign/client/go/internal/sidecartest"
 )
 
 // fallbackDeadline is the shim's deadline in these tests.
@@ -24,7 +25,7 @@ func TestEveryFallbackLeavesTheGroupConsumingWithOneWarning(t *testing.T) {
 		url    func(t *testing.T) string
 		reason string
 	}{
-		{"down", downSidecar, lagassign.ReasonConnectionRefused},
+		{"down", sidecartest.DownURL, lagassign.ReasonConnectionRefused},
 		{"slow", func(t *testing.T) string { return slowSidecar(t, 4*fallbackDeadline) }, lagassign.ReasonTimeout},
 		{"hung", hungSidecar, lagassign.ReasonTimeout},
 		{"garbage", garbageSidecar, lagassign.ReasonMalformed},

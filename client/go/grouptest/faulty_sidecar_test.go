@@ -1,7 +1,6 @@
 package grouptest
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -63,15 +62,4 @@ func garbageSidecar(t *testing.T) string {
 	}))
 	t.Cleanup(server.Close)
 	return server.URL
-}
-
-// downSidecar is a URL where nothing listens: a port taken and freed again.
-func downSidecar(t *testing.T) string {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	address := listener.Addr().String()
-	listener.Close()
-	return "http://" + address
 }

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"testing"
 	"time"
-
-	lagassign "github.com/lagassign/lagassign/client/go"
 )
 
 const joinTimeout = 90 * time.Second
@@ -29,12 +27,7 @@ func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 		members = append(members, startMember(t, fmt.Sprintf("go-%d", i), group, topics, memberOptions{}))
 	}
 	held := settled(t, members, lags, joinTimeout)
-	for _, m := range members {
-		note, _ := m.balancer.AssignedBy()
-		if note != (lagassign.AssignmentNote{By: lagassign.BySidecar, Strategy: "balanced"}) {
-			t.Fatalf("%s was assigned by %+v", m.name, note)
-		}
-	}
+	onTheSidecarsAnswer(t, members)
 	var report *groupReport
 	err := eventually(60*time.Second, "the live assignment is the sidecar's last answer", func() (bool, string) {
 		var err error
@@ -55,23 +48,14 @@ func TestAGroupOfFourIsBalancedByLag(t *testing.T) {
 		t.Fatalf("the sidecar reads the group as assigned by %+v", *by)
 	}
 
-	worst := int64(0)
-	var memberIDs []string
-	for _, m := range members {
-		worst = max(worst, lagOf(held[m.name], lags))
-		id, _ := m.client.GroupMetadata()
-		memberIDs = append(memberIDs, id)
-	}
+	worst := worstOf(held, lags)
 	if answered := *report.LastAnswers[0].MaxLag; answered != worst {
 		t.Fatalf("the worst member's lag is %d, the sidecar's last answer says %d", worst, answered)
 	}
 	if python := sidecarMaxLag(t, group, 4, topics, lags); worst > python {
 		t.Fatalf("the worst Go member's lag %d is above the sidecar's answer to a group of four, %d", worst, python)
 	}
-	ranged := int64(0)
-	for _, lag := range rangeLags(t, memberIDs, topics, lags) {
-		ranged = max(ranged, lag)
-	}
+	ranged := rangeWorst(t, members, topics, lags)
 	if worst*2 > ranged {
 		t.Fatalf("the worst member's lag %d is not at most half of range's %d", worst, ranged)
 	}

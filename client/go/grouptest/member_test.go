@@ -223,6 +223,27 @@ func settled(t *testing.T, members []*member, all map[partition]int64, timeout t
 	return held
 }
 
+// onTheSidecarsAnswer fails the test unless every member's last assignment is
+// the sidecar's balanced answer.
+func onTheSidecarsAnswer(t *testing.T, members []*member) {
+	t.Helper()
+	for _, m := range members {
+		note, _ := m.balancer.AssignedBy()
+		if note != (lagassign.AssignmentNote{By: lagassign.BySidecar, Strategy: "balanced"}) {
+			t.Fatalf("%s was assigned by %+v", m.name, note)
+		}
+	}
+}
+
+// worstOf is the worst member's lag: the largest lagOf what each holds.
+func worstOf(held map[string][]partition, lags map[partition]int64) int64 {
+	worst := int64(0)
+	for _, partitions := range held {
+		worst = max(worst, lagOf(partitions, lags))
+	}
+	return worst
+}
+
 // lagOf is the sum of the lags of partitions.
 func lagOf(partitions []partition, lags map[partition]int64) int64 {
 	total := int64(0)

@@ -3,11 +3,11 @@ package lagassignprom
 import (
 	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 
 	lagassign "github.com/lagassign/lagassign/client/go"
+	"github.com/lagassign/lagassign/client/go/internal/sidecartest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,13 +17,7 @@ import (
 // One rebalance led against a port where nothing listens: a fallback
 // (connection_refused), counted and scraped.
 func TestTheCollectorCountsALedFallback(t *testing.T) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	address := listener.Addr().String()
-	listener.Close()
-	balancer, err := lagassign.New(lagassign.Config{URL: "http://" + address,
+	balancer, err := lagassign.New(lagassign.Config{URL: sidecartest.DownURL(t),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
