@@ -62,3 +62,19 @@ def rebalances(
             )
         )
     return make_rebalance(members, partitions, lags, protocol=protocol)
+
+
+@st.composite
+def plain_groups(
+    draw: st.DrawFn, max_members: int, max_topics: int, min_partitions: int, max_partitions: int
+) -> Rebalance:
+    """A group whose members all subscribe to every topic and own nothing (lags 0..99)."""
+    counts = {
+        f"t{t}": draw(st.integers(min_partitions, max_partitions))
+        for t in range(draw(st.integers(1, max_topics)))
+    }
+    lags = {
+        t: draw(st.lists(st.integers(0, 99), min_size=n, max_size=n)) for t, n in counts.items()
+    }
+    members = [Member(f"m{m}", tuple(counts)) for m in range(draw(st.integers(1, max_members)))]
+    return make_rebalance(members, counts, lags)

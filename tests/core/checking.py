@@ -1,13 +1,39 @@
-"""The one checker every strategy test runs: validity, then determinism under reordering."""
+"""The one checker every strategy test runs: validity, then determinism under reordering;
+and the plain rebalance the strategies' example tables describe."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import replace
 
-from lagassign.core.model import AssignmentResult, Rebalance, make_rebalance
+from lagassign.core.model import Assignment, AssignmentResult, Member, Rebalance, make_rebalance
 from lagassign.core.strategies import run_strategy
 from lagassign.core.validity import check_assignment
+
+#: Member id -> the topics it subscribes to, members in the group's order.
+Subscriptions = Mapping[str, tuple[str, ...]]
+
+
+def subscribed(topics: Subscriptions, partitions: Mapping[str, int]) -> Rebalance:
+    """A rebalance of dynamic members subscribing to ``topics``, none owning anything."""
+    return make_rebalance([Member(m, t) for m, t in topics.items()], partitions)
+
+
+#: The rungs of each strategy's edge-case ladder that every strategy answers alike:
+#: each member's topics, the partition counts, the answer.
+EVERY_STRATEGY_LADDER: dict[str, tuple[Subscriptions, dict[str, int], Assignment]] = {
+    "a topic without partitions leaves every member empty": (
+        {"C0": ("t0",), "C1": ("t0",)},
+        {"t0": 0},
+        {"C0": {}, "C1": {}},
+    ),
+    "one member gets every partition": (
+        {"C0": ("t0", "t1")},
+        {"t0": 3, "t1": 2},
+        {"C0": {"t0": [0, 1, 2], "t1": [0, 1]}},
+    ),
+}
 
 
 def reordered(rebalance: Rebalance, seed: int) -> Rebalance:

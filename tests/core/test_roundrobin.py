@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 
 from lagassign.core.model import Assignment, Member, Rebalance, make_rebalance
 from lagassign.core.strategies.range import java_order, kafka_member_order
-from tests.core.checking import assign_checked
+from tests.core.checking import EVERY_STRATEGY_LADDER, Subscriptions, assign_checked, subscribed
 from tests.strategies import rebalances
 
 
@@ -28,26 +29,37 @@ def replayed(rebalance: Rebalance) -> Assignment:
     return out
 
 
-def test_different_subscriptions_skip_members_and_can_leave_them_behind() -> None:
-    rebalance = make_rebalance(
-        [Member("C0", ("t0",)), Member("C1", ("t0", "t1")), Member("C2", ("t0", "t1", "t2"))],
+# The edge-case ladder: each member's topics, the partition counts, the answer.
+LADDER: dict[str, tuple[Subscriptions, dict[str, int], Assignment]] = {
+    **EVERY_STRATEGY_LADDER,
+    "different subscriptions skip members and can leave them behind": (
+        {"C0": ("t0",), "C1": ("t0", "t1"), "C2": ("t0", "t1", "t2")},
         {"t0": 1, "t1": 2, "t2": 3},
-    )
-    assert answer(rebalance) == {
-        "C0": {"t0": [0]},
-        "C1": {"t1": [0]},
-        "C2": {"t1": [1], "t2": [0, 1, 2]},
-    }
+        {"C0": {"t0": [0]}, "C1": {"t1": [0]}, "C2": {"t1": [1], "t2": [0, 1, 2]}},
+    ),
+    "identical subscriptions deal partitions alternately": (
+        {"C0": ("t0", "t1"), "C1": ("t0", "t1")},
+        {"t0": 3, "t1": 3},
+        {"C0": {"t0": [0, 2], "t1": [1]}, "C1": {"t0": [1], "t1": [0, 2]}},
+    ),
+    "more members than partitions continues the ring across topics": (
+        {f"C{i}": ("t0", "t1") for i in range(5)},
+        {"t0": 2, "t1": 2},
+        {"C0": {"t0": [0]}, "C1": {"t0": [1]}, "C2": {"t1": [0]}, "C3": {"t1": [1]}, "C4": {}},
+    ),
+    "an empty topic does not move the ring": (
+        {"C0": ("a", "b", "c"), "C1": ("a", "b", "c")},
+        {"a": 1, "b": 0, "c": 1},
+        {"C0": {"a": [0]}, "C1": {"c": [0]}},
+    ),
+}
 
 
-def test_identical_subscriptions_deal_partitions_alternately() -> None:
-    rebalance = make_rebalance(
-        [Member("C0", ("t0", "t1")), Member("C1", ("t0", "t1"))], {"t0": 3, "t1": 3}
-    )
-    assert answer(rebalance) == {
-        "C0": {"t0": [0, 2], "t1": [1]},
-        "C1": {"t0": [1], "t1": [0, 2]},
-    }
+@pytest.mark.parametrize(("topics", "partitions", "expected"), LADDER.values(), ids=list(LADDER))
+def test_the_edge_case_ladder(
+    topics: Subscriptions, partitions: dict[str, int], expected: Assignment
+) -> None:
+    assert answer(subscribed(topics, partitions)) == expected
 
 
 def test_static_members_deal_in_instance_id_order_whatever_their_member_ids() -> None:
@@ -65,36 +77,6 @@ def test_static_members_deal_in_instance_id_order_whatever_their_member_ids() ->
         "C3": {"t0": [1], "t1": [1]},
         "C4": {"t0": [2], "t1": [2]},
     }
-
-
-def test_a_topic_without_partitions_leaves_every_member_empty() -> None:
-    rebalance = make_rebalance([Member("C0", ("t0",)), Member("C1", ("t0",))], {"t0": 0})
-    assert answer(rebalance) == {"C0": {}, "C1": {}}
-
-
-def test_one_member_gets_every_partition() -> None:
-    rebalance = make_rebalance([Member("C0", ("t0", "t1"))], {"t0": 2, "t1": 2})
-    assert answer(rebalance) == {"C0": {"t0": [0, 1], "t1": [0, 1]}}
-
-
-def test_more_members_than_partitions_continues_the_ring_across_topics() -> None:
-    rebalance = make_rebalance(
-        [Member(f"C{i}", ("t0", "t1")) for i in range(5)], {"t0": 2, "t1": 2}
-    )
-    assert answer(rebalance) == {
-        "C0": {"t0": [0]},
-        "C1": {"t0": [1]},
-        "C2": {"t1": [0]},
-        "C3": {"t1": [1]},
-        "C4": {},
-    }
-
-
-def test_an_empty_topic_does_not_move_the_ring() -> None:
-    rebalance = make_rebalance(
-        [Member("C0", ("a", "b", "c")), Member("C1", ("a", "b", "c"))], {"a": 1, "b": 0, "c": 1}
-    )
-    assert answer(rebalance) == {"C0": {"a": [0]}, "C1": {"c": [0]}}
 
 
 @given(rebalances(max_members=10, max_topics=6, max_partitions=15))

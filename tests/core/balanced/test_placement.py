@@ -6,21 +6,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagassign.core.model import Assignment, Member, make_rebalance
+from lagassign.core.model import Assignment
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.placement import Placement
+from tests.strategies import plain_groups
 
 
 @st.composite
 def dealt(draw: st.DrawFn) -> tuple[GroupIndex, list[int], list[int]]:
     """A group, and an order in which its partitions go to members."""
-    size = draw(st.integers(1, 5))
-    counts = {f"t{t}": draw(st.integers(0, 6)) for t in range(draw(st.integers(1, 4)))}
-    lags = {
-        t: draw(st.lists(st.integers(0, 99), min_size=n, max_size=n)) for t, n in counts.items()
-    }
-    members = [Member(f"m{m}", tuple(counts)) for m in range(size)]
-    index = GroupIndex(make_rebalance(members, counts, lags))
+    index = GroupIndex(
+        draw(plain_groups(max_members=5, max_topics=4, min_partitions=0, max_partitions=6))
+    )
+    size = len(index.member_ids)
     parts = draw(st.permutations(range(index.partition_count)))
     owners = [draw(st.integers(0, size - 1)) for _ in parts]
     return index, list(parts), owners

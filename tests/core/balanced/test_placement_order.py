@@ -14,11 +14,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagassign.core.model import Member, make_rebalance
 from lagassign.core.strategies.balanced.group_index import GroupIndex
 from lagassign.core.strategies.balanced.local_moves import COSTLESS, lower_max_lag
 from lagassign.core.strategies.balanced.placement import Placement
 from lagassign.core.strategies.balanced.tuning import TUNING
+from tests.strategies import plain_groups
 
 
 class ListModel:
@@ -48,13 +48,10 @@ Step = tuple[str, list[int], list[int]]
 @st.composite
 def histories(draw: st.DrawFn) -> tuple[GroupIndex, list[Step]]:
     """A group and steps: give or take unowned partitions, move owned ones."""
-    size = draw(st.integers(1, 4))
-    counts = {f"t{t}": draw(st.integers(1, 6)) for t in range(draw(st.integers(1, 3)))}
-    lags = {
-        t: draw(st.lists(st.integers(0, 99), min_size=n, max_size=n)) for t, n in counts.items()
-    }
-    members = [Member(f"m{m}", tuple(counts)) for m in range(size)]
-    index = GroupIndex(make_rebalance(members, counts, lags))
+    index = GroupIndex(
+        draw(plain_groups(max_members=4, max_topics=3, min_partitions=1, max_partitions=6))
+    )
+    size = len(index.member_ids)
     unowned = list(draw(st.permutations(range(index.partition_count))))
     steps: list[Step] = []
     for _ in range(draw(st.integers(1, 12))):
