@@ -19,7 +19,7 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
   members join together once the sidecar knows it, see ``ConsumerProtocolGroup``);
 - lag read from the broker every 0.5 s (committed offsets against the log end).
 
-    .venv/bin/python bench/catchup.py [--quick] [--seed 7] [--out var/catchup]
+    .venv/bin/python -m bench.catchup [--quick] [--seed 7] [--out var/catchup]
         [--scenario NAME ...] [--assignor NAME ...] [--start existing-group|new-group|both]
         [--bootstrap HOST:PORT] [--plugin-timeout-ms MS]
 
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import json
 import logging
 import os
@@ -52,36 +51,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
-from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
-    RangePartitionAssignor,
+from bench.catchup.assignors import (
+    ADVISED,
+    ASSIGNORS,
+    CLASSIC,
+    CONSUMER_PROTOCOL,
+    cannot_run,
+    group_maker,
 )
-
-from bench.catchup.members import ConsumerProtocolGroup, JavaGroup, PythonGroup, java_available
 from bench.catchup.plot import plot
-from bench.catchup.run import RunResult, Start, produce_counts, run_one, timeline
+from bench.catchup.run import RunResult, Start, backlog_topics, run_one, timeline
 from bench.catchup.scenarios import QUICK, Scenario, all_scenarios, lower_bound_s
 from harness.broker import local_broker
-from harness.builders import create_topic
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
-from lagassign_client import LagAssignor
 
 ROOT = Path(__file__).resolve().parents[2]
 
 STARTS: tuple[Start, ...] = ("existing-group", "new-group")
-CLASSIC = ("range", "cooperative-sticky", "lag-aware", "balanced")
-CONSUMER_PROTOCOL = ("uniform", "lagassign-broker")
-# ``balanced`` with the members' RebalanceAdvisor acting on the sidecar's advice (only
-# when asked for: ``--assignor balanced+advice``).
-ADVISED = "balanced+advice"
-ASSIGNORS = CLASSIC + CONSUMER_PROTOCOL
-COOPERATIVE_STICKY = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
-BROKER_ASSIGNOR = {"uniform": "uniform", "lagassign-broker": "lagassign"}
 # The plugin's deadline on the bench's broker: its longest, since this measures catch-up,
 # not the plugin's latency, on a machine the broker shares with every member and the
 # sidecar (bench/broker_plugin.py measures the plugin's time).
 PLUGIN_TIMEOUT_MS = 1000
-SHIM_TIMEOUT_S = 1.5
 # A run that has not caught up by then is cut off (catch_up_s null).
 CAP_FACTOR, CAP_MARGIN_S = 5.0, 30.0
 
@@ -101,110 +91,6 @@ def skip_line(scenario: str, assignor: str, why: str) -> dict[str, Any]:
     }
 
 
-def shim(url: str, group: str, strategy: str, start: Start) -> LagAssignor:
-    """The Python shim for one member; a new group tells the sidecar it reads from the
-    earliest offset when the shim can say so."""
-    extra: dict[str, Any] = {}
-    if start == "new-group" and "reset_policy" in inspect.signature(LagAssignor).parameters:
-        extra["reset_policy"] = "earliest"
-    return LagAssignor(
-        url=url, group_id=group, strategy=strategy, timeout_s=SHIM_TIMEOUT_S, **extra
-    )
-
-
-def group_maker(
-    assignor: str,
-    scenario: Scenario,
-    bootstrap: str,
-    sidecar: SidecarProcess,
-    start: Start,
-    logs: Path,
-) -> Any:
-    reset = "earliest"
-
-    def make(group: str, topics: Sequence[str]) -> Any:
-        if assignor == "range":
-            return PythonGroup(
-                bootstrap,
-                group,
-                topics,
-                scenario.members,
-                scenario.rate,
-                lambda _: RangePartitionAssignor,
-                reset,
-            )
-        if assignor == ADVISED:
-            return PythonGroup(
-                bootstrap,
-                group,
-                topics,
-                scenario.members,
-                scenario.rate,
-                lambda _: shim(sidecar.url, group, "balanced", start),
-                reset,
-                advise_url=sidecar.url,
-            )
-        if assignor in ("lag-aware", "balanced"):
-            return PythonGroup(
-                bootstrap,
-                group,
-                topics,
-                scenario.members,
-                scenario.rate,
-                lambda _: shim(sidecar.url, group, assignor, start),
-                reset,
-            )
-        if assignor in BROKER_ASSIGNOR:
-
-            async def describe() -> dict[str, Any] | None:
-                async with httpx.AsyncClient(headers=sidecar.headers, timeout=10) as client:
-                    response = await client.get(
-                        f"{sidecar.url}/groups/{group}", headers={"accept": "application/json"}
-                    )
-                if response.status_code != 200:
-                    return None
-                body: dict[str, Any] = response.json()
-                return body
-
-            return ConsumerProtocolGroup(
-                bootstrap,
-                group,
-                topics,
-                scenario.members,
-                scenario.rate,
-                BROKER_ASSIGNOR[assignor],
-                reset,
-                logs,
-                describe,
-            )
-        if assignor == "cooperative-sticky":
-            return JavaGroup(
-                bootstrap,
-                group,
-                topics,
-                scenario.members,
-                scenario.rate,
-                COOPERATIVE_STICKY,
-                reset,
-                logs / f"{group}.java.log",
-            )
-        raise ValueError(f"no group for assignor {assignor!r}")
-
-    return make
-
-
-def cannot_run(assignor: str, plugin: bool) -> str | None:
-    if assignor == "lagassign-broker" and not plugin:
-        return (
-            "needs the bench's own broker, started with lagassign's broker plugin"
-            " (--bootstrap names a broker the bench did not start)"
-        )
-    if assignor == "cooperative-sticky" or assignor in CONSUMER_PROTOCOL:
-        why = java_available()
-        return None if why is None else f"Kafka's Java consumers cannot run: {why}"
-    return None
-
-
 async def bench_scenario(
     bootstrap: str,
     sidecar: SidecarProcess,
@@ -218,12 +104,7 @@ async def bench_scenario(
 ) -> None:
     # Topic names allow only letters, digits, '.', '_' and '-'.
     name = scenario.name.replace("+", "_")
-    topics = {t: f"catchup.{run_id}.{name}.{t}" for t in scenario.topics}
-    for name in topics.values():
-        await create_topic(bootstrap, name, scenario.partitions)
-    await produce_counts(
-        bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items() if n}
-    )
+    topics = await backlog_topics(bootstrap, scenario, f"catchup.{run_id}.{name}.")
     nominal = lower_bound_s(scenario.backlog, scenario.members, scenario.rate, scenario.production)
     for start in starts:
         if start == "new-group" and scenario.production is not None:
@@ -249,7 +130,7 @@ async def bench_scenario(
                 group_id=group,
                 assignor=assignor,
                 start=start,
-                make_group=group_maker(assignor, scenario, bootstrap, sidecar, start, out),
+                make_group=group_maker(assignor, sidecar, start, out),
                 cap_s=max(CAP_FACTOR * nominal, scenario.hold_s or 0.0) + CAP_MARGIN_S,
                 consumer_protocol=assignor in CONSUMER_PROTOCOL,
             )

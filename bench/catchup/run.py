@@ -15,7 +15,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -28,10 +28,10 @@ from bench.catchup.figures import (
     stalled_s,
     worst_member,
 )
-from bench.catchup.members import MemberRecord
+from bench.catchup.members import GroupSpec, MemberRecord
 from bench.catchup.sampler import LagSampler, Sample
 from bench.catchup.scenarios import Partition, Production, Scenario, lower_bound_s
-from harness.builders import commit
+from harness.builders import commit, create_topic
 
 #: A held scenario's lag is bounded when it ends at most this many seconds of production.
 BOUNDED_PRODUCTION_S = 2.0
@@ -83,6 +83,18 @@ async def produce_counts(bootstrap: str, counts: Mapping[Partition, int]) -> Non
         await producer.stop()
 
 
+async def backlog_topics(bootstrap: str, scenario: Scenario, prefix: str) -> dict[str, str]:
+    """``scenario``'s topics, each created as ``prefix`` + its name and holding its backlog:
+    the scenario's topic -> the created topic."""
+    topics = {t: f"{prefix}{t}" for t in scenario.topics}
+    for name in topics.values():
+        await create_topic(bootstrap, name, scenario.partitions)
+    await produce_counts(
+        bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items() if n}
+    )
+    return topics
+
+
 async def keep_producing(bootstrap: str, production: Production, stop: asyncio.Event) -> int:
     """Write at ``production``'s rates (on its clock, from now) until ``stop``; the count."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20)
@@ -123,11 +135,11 @@ async def run_one(
     group_id: str,
     assignor: str,
     start: Start,
-    make_group: Any,
+    make_group: Callable[[GroupSpec], Group],
     cap_s: float,
     consumer_protocol: bool = False,
 ) -> RunResult:
-    """Drain ``scenario``'s backlog with the group ``make_group(group_id, topic names)`` makes."""
+    """Drain ``scenario``'s backlog with the group ``make_group`` makes of its spec."""
     partitions = [(topics[t], p) for t, p in scenario.backlog]
     backlog = {(topics[t], p): n for (t, p), n in scenario.backlog.items()}
     ends = await end_offsets(bootstrap, partitions)
@@ -171,7 +183,8 @@ async def run_one(
             # The group had kept up with the lead's production: only the backlog is left.
             ends = await end_offsets(bootstrap, partitions)
             await commit(bootstrap, group_id, {key: ends[key] - backlog[key] for key in partitions})
-    group: Group = make_group(group_id, [topics[t] for t in scenario.topics])
+    names = [topics[t] for t in scenario.topics]
+    group = make_group(GroupSpec(bootstrap, group_id, names, scenario.members, scenario.rate))
     launched = time.time()
     if producing is None:
         producing_from = launched

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 Partition = tuple[str, int]
 
@@ -56,8 +56,7 @@ class Scenario:
     """One backlog, one group size and rate, and the production while it drains."""
 
     name: str
-    topics: tuple[str, ...]
-    partitions: int
+    #: Records behind on every partition of every topic (0 where the group is caught up).
     backlog: Mapping[Partition, int]
     members: int
     rate: float
@@ -71,11 +70,17 @@ class Scenario:
     caught_up_at_start: bool = False
 
     @property
+    def topics(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for t, _ in self.backlog))
+
+    @property
+    def partitions(self) -> int:
+        """Partitions a topic (every topic has as many)."""
+        return 1 + max(p for _, p in self.backlog)
+
+    @property
     def total_backlog(self) -> int:
         return sum(self.backlog.values())
-
-    def topic_names(self, prefix: str) -> list[str]:
-        return [f"{prefix}{t}" for t in self.topics]
 
 
 def lower_bound_s(
@@ -141,8 +146,6 @@ def hot_partition_per_topic(
             backlog[(f"t{t}", p)] = 3 * light if p == 0 else light + rng.randint(-50, 50)
     return Scenario(
         name="hot-per-topic",
-        topics=tuple(f"t{t}" for t in range(topics)),
-        partitions=partitions,
         backlog=backlog,
         members=members,
         rate=rate,
@@ -161,8 +164,6 @@ def zipf_backlog(seed: int, *, topics: int = 3, partitions: int = 8, members: in
     backlog = {key: max(1, round(w * scale)) for key, w in zip(keys, weights, strict=True)}
     return Scenario(
         name="zipf",
-        topics=tuple(f"t{t}" for t in range(topics)),
-        partitions=partitions,
         backlog=dict(sorted(backlog.items())),
         members=members,
         rate=500,
@@ -179,8 +180,6 @@ def one_topic_backlog(seed: int, *, topics: int = 4, partitions: int = 6) -> Sce
             backlog[(f"t{t}", p)] = rng.randint(2_500, 6_000) if t == 0 else 0
     return Scenario(
         name="one-topic",
-        topics=tuple(f"t{t}" for t in range(topics)),
-        partitions=partitions,
         backlog=backlog,
         members=3,
         rate=500,
@@ -223,13 +222,9 @@ def skewed_production(
     if lead_s:
         suffix += "-before-rebalance"
         how += f", from {lead_s:.0f} s before the members start"
-    return Scenario(
+    return replace(
+        backlog,
         name=backlog.name + suffix,
-        topics=backlog.topics,
-        partitions=backlog.partitions,
-        backlog=backlog.backlog,
-        members=backlog.members,
-        rate=backlog.rate,
         production=production,
         description=f"{backlog.description}; {total_rate:.0f} records/s produced, skewed, {how}",
     )
@@ -248,8 +243,6 @@ def hot_keys(seed: int, *, topics: int = 2, partitions: int = 4, members: int = 
     rates = {key: (300.0 if key[1] == 0 else 30.0) for key in backlog}
     return Scenario(
         name="hot-keys",
-        topics=tuple(f"t{t}" for t in range(topics)),
-        partitions=partitions,
         backlog=backlog,
         members=members,
         rate=500,

@@ -17,11 +17,10 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from bench.catchup.members import ConsumerProtocolGroup, java_available
-from bench.catchup.run import produce_counts, run_one
+from bench.catchup.java_groups import ConsumerProtocolGroup, java_available
+from bench.catchup.run import backlog_topics, run_one
 from bench.catchup.scenarios import Scenario
 from harness.broker import LocalKafka
-from harness.builders import create_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
@@ -33,13 +32,10 @@ def test_a_consumer_protocol_group_formed_by_a_scout_drains_a_tiny_backlog(
     bootstrap = kafka_broker.bootstrap
     scenario = Scenario(
         name="tiny-kip848",
-        topics=("a",),
-        partitions=4,
         backlog={("a", 0): 600, ("a", 1): 100, ("a", 2): 100, ("a", 3): 100},
         members=2,
         rate=200,
     )
-    topics = {"a": "bench-catchup-kip848.a"}
     group_id = "bench-catchup-kip848"
     admin = AdminClient({"bootstrap.servers": bootstrap})
 
@@ -58,32 +54,14 @@ def test_a_consumer_protocol_group_formed_by_a_scout_drains_a_tiny_backlog(
         }
 
     async def run() -> dict[str, Any]:
-        await create_topic(bootstrap, topics["a"], scenario.partitions)
-        await produce_counts(
-            bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items()}
-        )
-
-        def make(group: str, names: list[str]) -> ConsumerProtocolGroup:
-            return ConsumerProtocolGroup(
-                bootstrap,
-                group,
-                names,
-                scenario.members,
-                scenario.rate,
-                "uniform",
-                "earliest",
-                tmp_path,
-                describe,
-            )
-
         result = await run_one(
             bootstrap=bootstrap,
             scenario=scenario,
-            topics=topics,
+            topics=await backlog_topics(bootstrap, scenario, "bench-catchup-kip848."),
             group_id=group_id,
             assignor="uniform",
             start="existing-group",
-            make_group=make,
+            make_group=lambda spec: ConsumerProtocolGroup(spec, "uniform", tmp_path, describe),
             cap_s=120.0,
             consumer_protocol=True,
         )

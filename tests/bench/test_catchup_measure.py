@@ -13,11 +13,10 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
 
 from bench.catchup.figures import Stall, catch_up_at, stalled_s, worst_member
 from bench.catchup.members import PythonGroup
-from bench.catchup.run import held, produce_counts, run_one
+from bench.catchup.run import backlog_topics, held, run_one
 from bench.catchup.sampler import Sample
 from bench.catchup.scenarios import Production, Scenario, all_scenarios, lower_bound_s
 from harness.broker import LocalKafka
-from harness.builders import create_topic
 
 
 def test_lower_bound_is_the_larger_of_group_rate_and_largest_partition() -> None:
@@ -118,40 +117,20 @@ def test_a_tiny_backlog_is_caught_up_no_faster_than_its_lower_bound(
     bootstrap = kafka_broker.bootstrap
     scenario = Scenario(
         name="tiny",
-        topics=("a", "b"),
-        partitions=2,
         backlog={("a", 0): 600, ("a", 1): 100, ("b", 0): 100, ("b", 1): 100},
         members=2,
         rate=200,
     )
-    topics = {t: f"bench-catchup-tiny.{t}" for t in scenario.topics}
 
     async def run() -> dict[str, Any]:
-        for name in topics.values():
-            await create_topic(bootstrap, name, scenario.partitions)
-        await produce_counts(
-            bootstrap, {(topics[t], p): n for (t, p), n in scenario.backlog.items()}
-        )
-
-        def make(group: str, names: list[str]) -> PythonGroup:
-            return PythonGroup(
-                bootstrap,
-                group,
-                names,
-                scenario.members,
-                scenario.rate,
-                lambda _: RangePartitionAssignor,
-                "earliest",
-            )
-
         result = await run_one(
             bootstrap=bootstrap,
             scenario=scenario,
-            topics=topics,
+            topics=await backlog_topics(bootstrap, scenario, "bench-catchup-tiny."),
             group_id="bench-catchup-tiny",
             assignor="range",
             start="existing-group",
-            make_group=make,
+            make_group=lambda spec: PythonGroup(spec, lambda _: RangePartitionAssignor),
             cap_s=60.0,
         )
         return result.line
