@@ -81,12 +81,10 @@ def render_report(page: ReportPage) -> str:
         "<h2>Strategies on the lag of each instant</h2>",
         _summary_table([r for r in page.summary if r["weights"] == "lag"]),
         _figure(
-            line_chart(
+            _over_time(
                 "Imbalance over time (max member lag / mean member lag, mean over groups)",
                 page.imbalance,
-                x_label="time (UTC)",
                 y_label="imbalance",
-                x_format=_time_format(page.imbalance),
             ),
             "1.0 is perfect balance. Each point is the mean over groups of the snapshots "
             "in one time bucket." + _one_member_note(page),
@@ -121,12 +119,10 @@ def render_report(page: ReportPage) -> str:
             "so these are the moves a group would have made.",
         ),
         _figure(
-            line_chart(
+            _over_time(
                 "Partitions moved, cumulative",
                 page.moves,
-                x_label="time (UTC)",
                 y_label="partitions moved",
-                x_format=_time_format(page.moves),
                 y_from_zero=True,
             ),
             "",
@@ -288,6 +284,20 @@ def _when(moment: datetime | None) -> str:
     if moment is None:
         return "-"
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _over_time(
+    title: str, series: Sequence[Series], *, y_label: str, y_from_zero: bool = False
+) -> str:
+    """A line chart of ``series`` over UTC time (epoch seconds on the x axis)."""
+    return line_chart(
+        title,
+        series,
+        x_label="time (UTC)",
+        y_label=y_label,
+        x_format=_time_format(series),
+        y_from_zero=y_from_zero,
+    )
 
 
 def _time_format(series: Sequence[Series]) -> Callable[[float], str]:

@@ -23,7 +23,7 @@ from lagassign.groups.report import AssignmentsSeen, GroupReport, Skew
 from lagassign.groups.strategy_now import StrategyNow
 from lagassign.http.schemas import WireModel
 from lagassign.http.schemas_advice import AdviceOut
-from lagassign.http.schemas_values import CopiedModel, iso, rates_fields, rounded
+from lagassign.http.schemas_values import CopiedModel, iso, rates_fields, rounded, run_figures
 from lagassign.lagview.assignment_note import AssignmentNote
 from lagassign.lagview.snapshot import PartitionLag
 from lagassign.rates.totals import RatesTotal
@@ -154,12 +154,7 @@ class StrategyNowOut(CopiedModel):
 
     @classmethod
     def of(cls, n: StrategyNow) -> StrategyNowOut:
-        return cls.copied(
-            n,
-            member_lag=dict(n.member_lag),
-            imbalance=round(n.imbalance, 4),
-            compute_ms=round(n.compute_ms, 3),
-        )
+        return cls.copied(n, member_lag=dict(n.member_lag), **run_figures(n))
 
 
 class HotPartitionOut(CopiedModel):
@@ -215,12 +210,7 @@ class AnswerOut(CopiedModel):
 
     @classmethod
     def of(cls, a: AnswerRecord) -> AnswerOut:
-        return cls.copied(
-            a,
-            computed_at=iso_utc(a.computed_at),
-            imbalance=round(a.imbalance, 4),
-            compute_ms=round(a.compute_ms, 3),
-        )
+        return cls.copied(a, computed_at=iso_utc(a.computed_at), **run_figures(a))
 
 
 class LiveMatchOut(CopiedModel):

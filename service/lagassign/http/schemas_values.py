@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any, Self
 
 from lagassign.assign.answer import iso_utc
+from lagassign.assign.answer_log import AnswerRecord
+from lagassign.groups.strategy_now import StrategyNow
 from lagassign.http.schemas import WireModel
 from lagassign.rates.totals import RatesTotal
 
@@ -35,6 +37,11 @@ def rates_fields(rates: RatesTotal) -> dict[str, Any]:
         "lag_seconds_max": rounded(rates.lag_seconds_max, 3),
         "lag_seconds_unknown": rates.lag_seconds_unknown,
     }
+
+
+def run_figures(run: StrategyNow | AnswerRecord) -> dict[str, float]:
+    """A strategy run's imbalance (4 decimals) and compute time (3) as the wire writes them."""
+    return {"imbalance": round(run.imbalance, 4), "compute_ms": round(run.compute_ms, 3)}
 
 
 class CopiedModel(WireModel):
