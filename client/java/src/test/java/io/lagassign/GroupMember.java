@@ -2,9 +2,6 @@ package io.lagassign;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -67,7 +64,7 @@ public final class GroupMember {
     private GroupMember() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         if (args.length != 7 && args.length != 8) {
             System.err.println("usage: GroupMember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID COMMIT "
                     + "[ADVISE_MS]");
@@ -102,20 +99,10 @@ public final class GroupMember {
                 : null;
         AtomicBoolean stopping = new AtomicBoolean();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            Thread stdin = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = in.readLine()) != null && !"stop".equals(line.strip())) {
-                        // only "stop" means anything
-                    }
-                } catch (IOException e) {
-                    // stdin gone: stop as well
-                }
+            StopSignal.watch(() -> {
                 stopping.set(true);
                 consumer.wakeup();
-            }, "stdin");
-            stdin.setDaemon(true);
-            stdin.start();
+            });
 
             consumer.subscribe(Arrays.asList(args[2].split(",")), new ConsumerRebalanceListener() {
                 @Override

@@ -2,9 +2,6 @@ package io.lagassign;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -40,7 +37,7 @@ public final class SpringMember {
     private SpringMember() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         if (args.length != 6) {
             System.err.println("usage: SpringMember BOOTSTRAP GROUP TOPICS SIDECAR_URL TIMEOUT_MS CLIENT_ID");
             System.exit(2);
@@ -80,11 +77,8 @@ public final class SpringMember {
                 new ConcurrentMessageListenerContainer<>(factory, container);
         listener.setConcurrency(1);
         listener.start();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null && !"stop".equals(line.strip())) {
-                // only "stop" means anything
-            }
+        try {
+            StopSignal.await();
         } finally {
             listener.stop();
         }
