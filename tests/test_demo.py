@@ -12,32 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from deploy.demo.run import TARGET_LAG, compact_json
+from deploy.demo.answers import compact_json
+from deploy.demo.group import PARTITIONS, TARGET_LAG, TOTAL_LAG
 from harness.broker import REPO, LocalKafka
 from harness.sidecar import free_port
 
 DEMO_TIMEOUT_S = 300
 
 
-@pytest.mark.kafka
-def test_the_demo_answers_once_and_stops_what_it_started(
-    kafka_broker: LocalKafka, tmp_path: Path
-) -> None:
-    port = free_port()
+def run_once(
+    kafka_dir: Path, port: int, work_dir: Path, *more: str
+) -> subprocess.CompletedProcess[str]:
+    """``make run``'s demo with ``--once``, without the user's ``LAGASSIGN_*`` settings."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "deploy.demo.run",
-            "--kafka-dir",
-            str(kafka_broker.directory),
-            "--port",
-            str(port),
-            "--work-dir",
-            str(tmp_path),
-            "--once",
-        ],
+    command = [sys.executable, "-m", "deploy.demo.run", "--kafka-dir", str(kafka_dir)]
+    command += ["--port", str(port), "--work-dir", str(work_dir), "--once", *more]
+    return subprocess.run(
+        command,
         capture_output=True,
         text=True,
         timeout=DEMO_TIMEOUT_S,
@@ -45,6 +36,14 @@ def test_the_demo_answers_once_and_stops_what_it_started(
         cwd=REPO,
         check=False,
     )
+
+
+@pytest.mark.kafka
+def test_the_demo_answers_once_and_stops_what_it_started(
+    kafka_broker: LocalKafka, tmp_path: Path
+) -> None:
+    port = free_port()
+    done = run_once(kafka_broker.directory, port, tmp_path)
     out = done.stdout
     assert done.returncode == 0, done.stderr + out
     assert f"http://127.0.0.1:{port}/groups" in out
@@ -54,7 +53,6 @@ def test_the_demo_answers_once_and_stops_what_it_started(
     # The range and balanced summaries: balanced cuts the most loaded member's lag.
     summary = dict(re.findall(r"^  (range|balanced): max member lag (\d+)", out, re.MULTILINE))
     hot = max(max(lags) for lags in TARGET_LAG.values())
-    total = sum(sum(lags) for lags in TARGET_LAG.values())
     assert int(summary["range"]) > int(summary["balanced"]) >= hot
     request = json.loads((tmp_path / "assign-request.json").read_text())
     assert request["strategy"] == "balanced"
@@ -62,7 +60,7 @@ def test_the_demo_answers_once_and_stops_what_it_started(
     assert request["partitions"] == {t: len(lags) for t, lags in TARGET_LAG.items()}
     # Every lag is the target exactly: the answer's member lags add up to it.
     member_lags = [int(v) for v in re.findall(r'"demo-consumer-\d-[^"]+": (\d+)', out)]
-    assert sum(member_lags) == total
+    assert sum(member_lags) == TOTAL_LAG
 
     # The sidecar is gone (its pid no longer runs it), and the session's broker still runs.
     (pid,) = re.findall(r"\(pid (\d+)\)", out)
@@ -80,30 +78,8 @@ def test_the_demo_answers_once_and_stops_what_it_started(
 def test_the_demo_balances_a_consumer_protocol_group_through_the_plugin(tmp_path: Path) -> None:
     """A cold start of everything: the demo starts its own broker with the plugin."""
     port = free_port()
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAGASSIGN_")}
     kafka_dir = tmp_path / "kafka"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "deploy.demo.run",
-            "--kafka-dir",
-            str(kafka_dir),
-            "--kafka-port",
-            "0",
-            "--port",
-            str(port),
-            "--work-dir",
-            str(tmp_path / "work"),
-            "--once",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=DEMO_TIMEOUT_S,
-        env=environ,
-        cwd=REPO,
-        check=False,
-    )
+    done = run_once(kafka_dir, port, tmp_path / "work", "--kafka-port", "0")
     out = done.stdout
     assert done.returncode == 0, done.stderr[-3000:] + out
     assert "the group now holds the sidecar's balanced answer" in out
@@ -115,9 +91,8 @@ def test_the_demo_balances_a_consumer_protocol_group_through_the_plugin(tmp_path
     hot = max(max(lags) for lags in TARGET_LAG.values())
     assert int(worst[1]) > int(worst[2]) >= hot
     rows = re.findall(r"^  member \d .* (\d+) lag, +(\d+) p$", out, re.MULTILINE)
-    total = sum(sum(lags) for lags in TARGET_LAG.values())
-    assert sum(int(lag) for lag, _ in rows) == total
-    assert sum(int(n) for _, n in rows) == sum(len(lags) for lags in TARGET_LAG.values())
+    assert sum(int(lag) for lag, _ in rows) == TOTAL_LAG
+    assert sum(int(n) for _, n in rows) == PARTITIONS
     # It stopped the broker it started.
     assert not LocalKafka(kafka_dir).is_running()
 

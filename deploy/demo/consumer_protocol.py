@@ -19,8 +19,11 @@ from typing import Any
 
 import httpx
 
+from deploy.demo.cli import say
+from deploy.demo.group import PARTITIONS, TARGET_LAG
+from deploy.demo.sidecar import group_once
+from harness.broker import LocalKafka
 from harness.paused_member import PausedMember
-from harness.poll import eventually_async
 
 GROUP = "demo-orders-kip848"
 MEMBERS = 3
@@ -41,50 +44,16 @@ def paused_members(
             member.close()
 
 
-async def group_json(client: httpx.AsyncClient) -> dict[str, Any] | None:
-    with contextlib.suppress(httpx.HTTPError):
-        response = await client.get(f"/groups/{GROUP}")
-        if response.status_code == 200:
-            body: dict[str, Any] = response.json()
-            return body
-    return None
-
-
-async def known_to_sidecar(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Any]:
-    """The group once the sidecar has described it with its first member."""
-
-    async def described() -> dict[str, Any] | None:
-        body = await group_json(client)
-        return body if body is not None and len(body["members"]) == 1 else None
-
-    found: dict[str, Any] = await eventually_async(
-        described, timeout_s, f"the sidecar describes {GROUP}", 0.5
+def balanced_by_plugin(body: Mapping[str, Any]) -> bool:
+    """All members hold the sidecar's last answer, live."""
+    answers = body["last_answers"]
+    return (
+        len(body["members"]) == MEMBERS
+        and sum(m["partitions"] for m in body["members"]) == PARTITIONS
+        and bool(answers)
+        and answers[0]["members"] == MEMBERS
+        and body["live_vs_last_answer"]["status"] == "matches"
     )
-    return found
-
-
-async def balanced_by_plugin(
-    client: httpx.AsyncClient, partitions: int, timeout_s: float
-) -> dict[str, Any]:
-    """The group once all members hold the sidecar's last answer, live."""
-
-    async def live() -> dict[str, Any] | None:
-        body = await group_json(client)
-        if body is None or len(body["members"]) != MEMBERS:
-            return None
-        if sum(m["partitions"] for m in body["members"]) != partitions:
-            return None
-        answers = body["last_answers"]
-        if not answers or answers[0]["members"] != MEMBERS:
-            return None
-        if body["live_vs_last_answer"]["status"] != "matches":
-            return None
-        return body
-
-    found: dict[str, Any] = await eventually_async(
-        live, timeout_s, f"{GROUP} holds the plugin's answer", 0.5
-    )
-    return found
 
 
 def lag_table(classic: Mapping[str, Any], plugin: Mapping[str, Any]) -> list[str]:
@@ -101,3 +70,34 @@ def lag_table(classic: Mapping[str, Any], plugin: Mapping[str, Any]) -> list[str
         lines.append(f"  member {i}   {c_lag:>10} lag, {c_n:>2} p   {p_lag:>20} lag, {p_n:>2} p")
     lines.append(f"  worst member lag: {left[0][0]} ({c_name}) vs {right[0][0]} ({p_name})")
     return lines
+
+
+async def show_group(
+    broker: LocalKafka, client: httpx.AsyncClient, classic: Mapping[str, Any]
+) -> None:
+    """The consumer-protocol group, cold then balanced by the plugin, beside the classic one."""
+    plugin = broker.state.get("lagassign")
+    if not isinstance(plugin, dict) or plugin.get("url") != str(client.base_url).rstrip("/"):
+        say(
+            "The broker runs without lagassign's plugin for this sidecar, so the "
+            "consumer-protocol group is left out. Stop the broker and run again to see it."
+        )
+        return
+    bootstrap = broker.bootstrap
+    topics = list(TARGET_LAG)
+    say(f"A consumer-protocol group, {GROUP}: same topics, same lag, the broker plugin ...")
+    with paused_members(bootstrap, topics, 1):
+        await group_once(
+            client, GROUP, lambda body: len(body["members"]) == 1, f"the sidecar describes {GROUP}"
+        )
+        say("  its first member got Kafka's uniform (the sidecar did not know the group yet);")
+        with paused_members(bootstrap, topics, MEMBERS - 1, 1):
+            body = await group_once(
+                client, GROUP, balanced_by_plugin, f"{GROUP} holds the plugin's answer"
+            )
+            say("  the others joined and the group now holds the sidecar's balanced answer.")
+            say(f"  its page: {str(client.base_url).rstrip('/')}/groups/{GROUP}")
+            say()
+            say("Per-member lag, the classic group vs the consumer-protocol group:")
+            for text in lag_table(classic, body):
+                say(text)

@@ -27,134 +27,66 @@ Stop ``make run`` first: its members hold the same group with the range assignor
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import logging
-import socket
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition  # type: ignore[import-untyped]
-from aiokafka.abc import ConsumerRebalanceListener  # type: ignore[import-untyped]
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untyped]
     RangePartitionAssignor,
 )
-from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
-from deploy.demo.run import (
-    CONSUMED,
+from bench.catchup.members import GroupSpec, PacedMember
+from bench.catchup.scenarios import lower_bound_s
+from deploy.demo.cli import arguments, quiet_logs, run_on, say
+from deploy.demo.group import (
+    DEADLINE_S,
     DEMO_DIR,
     GROUP,
+    MEMBERS,
+    PARTITIONS,
     TARGET_LAG,
+    TOTAL_LAG,
     commit_target_lag,
-    create_topics,
-    produce,
-    start_sidecar,
+    skewed_backlog,
 )
-from harness.broker import REPO, LocalKafka, start_broker, stop_broker
-from harness.sidecar import SidecarProcess
+from deploy.demo.sidecar import group_once, start_sidecar
+from harness.broker import LocalKafka, start_broker
+from harness.poll import eventually_async
+from harness.sidecar import SidecarProcess, free_port
 from lagassign_client import LagAssignor
 
-MEMBERS = 3
 TIMEOUT_S = 1.5
-DEADLINE_S = 90.0
-PARTITIONS = sum(len(lags) for lags in TARGET_LAG.values())
-TOTAL_LAG = sum(sum(lags) for lags in TARGET_LAG.values())
 RATE = 1_000  # records a second one member processes
-BATCH = 100
 CAUGHT_UP = 0.01  # caught up: the group's lag under 1% of the backlog
 SAMPLE_S = 0.25
 
 
-def say(text: str = "") -> None:
-    print(text, flush=True)
+def held_members(
+    bootstrap: str, assignor: Callable[[], Any], rate: float, count: int, first: int = 0
+) -> list[PacedMember]:
+    """``count`` real consumers of the demo group, each with its own ``assignor()``: they
+    hold what they are given (paused) until told to go, then process ``rate`` records a
+    second, committing after each batch."""
+    spec = GroupSpec(bootstrap, GROUP, list(TARGET_LAG), MEMBERS, rate)
+    return [
+        PacedMember(f"demo-consumer-{first + i}", spec, assignor(), held=True) for i in range(count)
+    ]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class HoldUntilGo(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Pause whatever the member is given until it is told to go."""
-
-    def __init__(self, member: Member) -> None:
-        self.member = member
-
-    async def on_partitions_revoked(self, revoked: Any) -> None:
-        return None
-
-    async def on_partitions_assigned(self, assigned: Any) -> None:
-        if not self.member.going:
-            self.member.consumer.pause(*assigned)
-
-
-class Member:
-    """One real consumer of the demo group: holds what it is given (paused) until
-    :meth:`go`, then processes ``rate`` records a second, committing after each batch."""
-
-    def __init__(self, bootstrap: str, name: str, assignor: Any, rate: float) -> None:
-        self.name = name
-        self.assignor = assignor
-        self.rate = rate
-        self.going = False
-        self.records = 0
-        self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=GROUP,
-            client_id=name,
-            enable_auto_commit=False,
-            partition_assignment_strategy=(assignor,),
-            session_timeout_ms=30_000,
-            heartbeat_interval_ms=1_000,
-        )
-        self.consumer.subscribe(list(TARGET_LAG), listener=HoldUntilGo(self))
-        self._poll: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        await self.consumer.start()
-        self._poll = asyncio.create_task(self._keep_polling(), name=f"poll-{self.name}")
-
-    def go(self) -> None:
-        self.going = True
-        self.consumer.resume(*self.consumer.assignment())
-
-    async def _keep_polling(self) -> None:
-        due = time.monotonic()
-        while True:
-            batch = await self.consumer.getmany(timeout_ms=500, max_records=BATCH)
-            n = sum(len(records) for records in batch.values())
-            if not n:
-                continue
-            now = time.monotonic()
-            due = max(due, now) + n / self.rate  # the fixed cost of each record
-            await asyncio.sleep(due - now)
-            self.records += n
-            offsets = {tp: records[-1].offset + 1 for tp, records in batch.items() if records}
-            with contextlib.suppress(KafkaError):  # rebalanced under the batch: read again
-                await self.consumer.commit(offsets)
-
-    async def stop(self) -> None:
-        if self._poll is not None:
-            self._poll.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._poll
-        await self.consumer.stop()
-        if isinstance(self.assignor, LagAssignor):
-            self.assignor.close()
-
-    def note(self) -> str:
-        if not isinstance(self.assignor, LagAssignor) or self.assignor.assigned_by is None:
-            return "-"
-        n = self.assignor.assigned_by
-        return f"by the sidecar ({n.strategy})" if n.by == "sidecar" else f"by range ({n.reason})"
+def note(member: PacedMember) -> str:
+    """Who assigned the member's partitions, as its shim says (``-`` under range)."""
+    assignor = member.assignor
+    if not isinstance(assignor, LagAssignor) or assignor.assigned_by is None:
+        return "-"
+    n = assignor.assigned_by
+    return f"by the sidecar ({n.strategy})" if n.by == "sidecar" else f"by range ({n.reason})"
 
 
 async def group_lag(admin: AIOKafkaAdminClient, ends: AIOKafkaConsumer) -> int:
@@ -165,7 +97,7 @@ async def group_lag(admin: AIOKafkaAdminClient, ends: AIOKafkaConsumer) -> int:
     return sum(max(0, end[tp] - committed[tp].offset) for tp in tps if tp in committed)
 
 
-async def catch_up(bootstrap: str, members: Sequence[Member]) -> float:
+async def catch_up(bootstrap: str, members: Sequence[PacedMember]) -> float:
     """Let ``members`` go and time them until the group's lag is under 1% of what it was."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     ends = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
@@ -187,47 +119,27 @@ async def catch_up(bootstrap: str, members: Sequence[Member]) -> float:
     raise SystemExit(f"the group did not catch up within {DEADLINE_S:.0f} s")
 
 
-def lower_bound_s(rate: float) -> float:
-    """No assignment drains the backlog faster: the group's rate, or the largest partition."""
-    largest = max(max(lags) for lags in TARGET_LAG.values())
-    return max(TOTAL_LAG / (MEMBERS * rate), largest / rate)
+def backlog_again(report: Mapping[str, Any]) -> bool:
+    """The sidecar's cached lag of the group is the whole backlog again, so the next
+    rebalance is assigned on today's lag, not on the lag before it was put back."""
+    return sum(row["lag"] or 0 for row in report["partitions"]) == TOTAL_LAG
 
 
-async def sidecar_sees_backlog(client: httpx.AsyncClient) -> None:
-    """Wait until the sidecar's cached lag of the group is the whole backlog again, so the
-    next rebalance is assigned on today's lag, not on the lag before it was put back."""
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.HTTPError):
-            response = await client.get(f"/groups/{GROUP}")
-            if response.status_code == 200:
-                lags = [row["lag"] or 0 for row in response.json()["partitions"]]
-                if sum(lags) == TOTAL_LAG:
-                    return
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"the sidecar did not see the backlog again within {DEADLINE_S:.0f} s")
+def formed(answered: bool) -> Callable[[Mapping[str, Any]], bool]:
+    """Every member holds partitions (and, when ``answered``, the sidecar says the live
+    assignment is its last answer)."""
 
+    def holds(report: Mapping[str, Any]) -> bool:
+        live = report["members"]
+        settled = (
+            len(live) == MEMBERS
+            and all(m["partitions"] for m in live)
+            and sum(m["partitions"] for m in live) == PARTITIONS
+        )
+        matches = report["live_vs_last_answer"]["status"] == "matches"
+        return settled and (matches or not answered)
 
-async def group_report(client: httpx.AsyncClient, *, members: int, answered: bool) -> Any:
-    """``GET /groups/demo-orders`` once every member holds partitions (and, when
-    ``answered``, once the sidecar says the live assignment is its last answer)."""
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.HTTPError):
-            response = await client.get(f"/groups/{GROUP}")
-            if response.status_code == 200:
-                report = response.json()
-                live = report["members"]
-                settled = (
-                    len(live) == members
-                    and all(m["partitions"] for m in live)
-                    and sum(m["partitions"] for m in live) == PARTITIONS
-                )
-                matches = report["live_vs_last_answer"]["status"] == "matches"
-                if settled and (matches or not answered):
-                    return report
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"the group did not settle within {DEADLINE_S:.0f} s")
+    return holds
 
 
 def member_rows(report: Mapping[str, Any]) -> dict[str, tuple[int, int, str]]:
@@ -267,29 +179,31 @@ def table(
     return lines
 
 
-async def wait_for_fallback(members: Sequence[Member]) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
+async def fallen_back(members: Sequence[PacedMember]) -> None:
+    """Every member assigned by the range fallback, every partition owned by one of them."""
+
+    def settled() -> bool:
         held = [m.consumer.assignment() for m in members]
-        notes = [m.note() for m in members]
-        if all(n.startswith("by range") for n in notes) and all(held):
-            union = set().union(*held)
-            if len(union) == PARTITIONS and sum(len(h) for h in held) == PARTITIONS:
-                return
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"the group did not settle on the fallback within {DEADLINE_S:.0f} s")
+        if not all(note(m).startswith("by range") for m in members) or not all(held):
+            return False
+        return len(set().union(*held)) == PARTITIONS == sum(len(h) for h in held)
+
+    try:
+        await eventually_async(settled, DEADLINE_S, "the group settles on the fallback", 0.5)
+    except TimeoutError as late:
+        raise SystemExit(str(late)) from None
 
 
 async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
     bootstrap = broker.bootstrap
     say(f"Kafka at {bootstrap}. The demo topics with skewed lag for the group {GROUP} ...")
-    await create_topics(bootstrap)
-    await produce(
-        bootstrap, {t: [lag + CONSUMED for lag in lags] for t, lags in TARGET_LAG.items()}
-    )
-    await commit_target_lag(bootstrap)
+    await skewed_backlog(bootstrap, GROUP)
     sidecar: SidecarProcess = start_sidecar(bootstrap, free_port(), work_dir)
-    members: list[Member] = []
+    members: list[PacedMember] = []
+
+    def shim() -> LagAssignor:
+        return LagAssignor(url=sidecar.url, group_id=GROUP, timeout_s=TIMEOUT_S)
+
     try:
         async with httpx.AsyncClient(
             base_url=sidecar.url, headers=sidecar.headers, timeout=10
@@ -297,13 +211,11 @@ async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
             say(f"lagassign serves on {sidecar.url} (pid {sidecar.process.pid}).")
             say()
             say(f"{MEMBERS} aiokafka consumers with Kafka's range assignor join {GROUP} ...")
-            members = [
-                Member(bootstrap, f"demo-consumer-{i}", RangePartitionAssignor, rate)
-                for i in range(MEMBERS)
-            ]
+            members = held_members(bootstrap, lambda: RangePartitionAssignor, rate, MEMBERS)
             for m in members:
                 await m.start()
-            ranged = member_rows(await group_report(client, members=MEMBERS, answered=False))
+            report = await group_once(client, GROUP, formed(False), f"{GROUP} settles")
+            ranged = member_rows(report)
             say(f"... they consume, {rate:,.0f} records/s each, until {GROUP} catches up ...")
             range_s = await catch_up(bootstrap, members)
             say(f"  caught up in {range_s:.1f} s under range.")
@@ -313,21 +225,13 @@ async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
 
             say(f"... they leave; the backlog is put back ({TOTAL_LAG:,} records behind).")
             await commit_target_lag(bootstrap)
-            await sidecar_sees_backlog(client)
+            await group_once(client, GROUP, backlog_again, "the sidecar sees the backlog again")
             say(f"{MEMBERS} consumers with lagassign_client.LagAssignor join {GROUP} ...")
-            members = [
-                Member(
-                    bootstrap,
-                    f"demo-consumer-{i}",
-                    LagAssignor(url=sidecar.url, group_id=GROUP, timeout_s=TIMEOUT_S),
-                    rate,
-                )
-                for i in range(MEMBERS)
-            ]
+            members = held_members(bootstrap, shim, rate, MEMBERS)
             for m in members:
                 await m.start()
-            report = await group_report(client, members=MEMBERS, answered=True)
-            notes = {m.name: m.note() for m in members}
+            report = await group_once(client, GROUP, formed(True), f"{GROUP} holds the answer")
+            notes = {m.record.name: note(m) for m in members}
             verdict = report["live_vs_last_answer"]["status"]
             say(f"... they consume, {rate:,.0f} records/s each, until {GROUP} catches up ...")
             lagassign_s = await catch_up(bootstrap, members)
@@ -335,28 +239,21 @@ async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
         say()
         say(f"The sidecar stops (pid {sidecar.process.pid}); a fourth consumer joins ...")
         sidecar.stop()
-        members.append(
-            Member(
-                bootstrap,
-                f"demo-consumer-{MEMBERS}",
-                LagAssignor(url=sidecar.url, group_id=GROUP, timeout_s=TIMEOUT_S),
-                rate,
-            )
-        )
+        members += held_members(bootstrap, shim, rate, 1, first=MEMBERS)
         await members[-1].start()
-        await wait_for_fallback(members)
+        await fallen_back(members)
         for m in members:
             decision = m.assignor.last_decision
             if decision is not None and decision.by == "range":
                 say(
-                    f"  the leader ({m.name}) fell back to aiokafka's range assignor "
+                    f"  the leader ({m.record.name}) fell back to aiokafka's range assignor "
                     f"({decision.reason}) after {decision.seconds * 1000:.0f} ms"
                     f" (deadline {TIMEOUT_S * 1000:.0f} ms): {decision.message}"
                 )
         for m in members:
             held = sorted((tp.topic, tp.partition) for tp in m.consumer.assignment())
             shown = " ".join(f"{t.removeprefix('demo.')}-{p}" for t, p in held)
-            say(f"  {m.name}: {m.note()}: {shown}")
+            say(f"  {m.record.name}: {note(m)}: {shown}")
         say(f"  every one of the {PARTITIONS} partitions is owned, each by one member.")
         say()
         say(
@@ -366,7 +263,8 @@ async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
         for line in table(ranged, member_rows(report), notes):
             say(line)
         say(f"  the sidecar: the live assignment {verdict} its last answer.")
-        bound = lower_bound_s(rate)
+        backlog = {(t, p): lag for t, lags in TARGET_LAG.items() for p, lag in enumerate(lags)}
+        bound = lower_bound_s(backlog, MEMBERS, rate)
         say(
             f"Catch-up time ({MEMBERS} members x {rate:,.0f} records/s, until the lag is under"
             f" {CAUGHT_UP:.0%} of the backlog; no assignment beats {bound:.1f} s):"
@@ -386,32 +284,20 @@ async def demo(broker: LocalKafka, work_dir: Path, rate: float) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m deploy.demo.consumers",
-        description="Real consumers with the lagassign shim on the demo group, next to range.",
-    )
-    parser.add_argument(
-        "--kafka-dir", type=Path, default=REPO / "var" / "kafka", help="broker directory"
-    )
-    parser.add_argument(
-        "--work-dir",
-        type=Path,
-        default=DEMO_DIR / "consumers",
-        help="the sidecar's log and lag history (default var/demo/consumers)",
+    parser = arguments(
+        "python -m deploy.demo.consumers",
+        "Real consumers with the lagassign shim on the demo group, next to range.",
+        DEMO_DIR / "consumers",
+        "the sidecar's log and lag history (default var/demo/consumers)",
     )
     parser.add_argument(
         "--rate", type=float, default=RATE, help="records a second each consumer processes"
     )
     args = parser.parse_args(argv)
-    # The shim's fallback warning is shown by the demo itself; aiokafka's notes are noise.
-    logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
-    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+    # The shim's fallback warning is shown by the demo itself.
+    quiet_logs(logging.ERROR)
     broker = start_broker(args.kafka_dir, None)
-    try:
-        asyncio.run(demo(broker, args.work_dir.resolve(), args.rate))
-    finally:
-        stop_broker(broker)
-    return 0
+    return run_on(broker, lambda: demo(broker, args.work_dir.resolve(), args.rate))
 
 
 if __name__ == "__main__":
