@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bench.stable_group import stable_group
 from lagassign.groups.page import render_group
 from lagassign.groups.report import GroupReport, group_report
 from lagassign.http.schemas_group import GroupOut
@@ -57,15 +58,7 @@ def snapshot(members: int, partitions: int) -> GroupSnapshot:
         )
         for m in range(members)
     )
-    return GroupSnapshot(
-        group_id="large",
-        as_of=AS_OF,
-        state="Stable",
-        protocol_type="classic",
-        assignment_strategy="range",
-        members=described,
-        partitions=rows,
-    )
+    return stable_group("large", AS_OF, rows, described)
 
 
 def best_ms(step: Callable[[], object], repeat: int) -> tuple[float, object]:

@@ -25,10 +25,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from bench.stable_group import stable_group
 from lagassign.lagview.kafka.groups import decode_assignment, describe_answer
 from lagassign.lagview.member_check import check_members
 from lagassign.lagview.member_metadata import encode_member_assignment, encode_subscription
-from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription
+from lagassign.lagview.snapshot import MemberDescription
 
 NOTE = b'{"v":1,"by":"sidecar","strategy":"balanced"}'
 
@@ -97,15 +98,7 @@ def main() -> None:
     )
     as_of = datetime.now(UTC)
     snapshots = {
-        raw[1]: GroupSnapshot(
-            raw[1],
-            as_of,
-            "Stable",
-            "classic",
-            "lagassign",
-            describe_answer(raw[1], raw).members,
-            (),
-        )
+        raw[1]: stable_group(raw[1], as_of, (), describe_answer(raw[1], raw).members, "lagassign")
         for raw in raws
     }
     strangers = [f"new-{m}" for m in range(args.members)]

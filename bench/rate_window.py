@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.percentiles import percentile
+from bench.stable_group import stable_group
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, new_row
 from lagassign.rates.window import RateWindow
@@ -64,17 +65,7 @@ def snapshots(groups: int, partitions: int, at_s: float) -> list[GroupSnapshot]:
                     "topic", p, committed, end, 0, end - committed, None, None, None, False, False
                 )
             )
-        out.append(
-            GroupSnapshot(
-                group_id=f"group-{g:05d}",
-                as_of=T0 + timedelta(seconds=at_s),
-                state="Stable",
-                protocol_type="classic",
-                assignment_strategy="range",
-                members=(),
-                partitions=tuple(rows),
-            )
-        )
+        out.append(stable_group(f"group-{g:05d}", T0 + timedelta(seconds=at_s), rows))
     return out
 
 
