@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from lagassign_client.assignor import kafka_python_loop
 from lagassign_client.assignor.assignment_digest import digest_of_assignments
@@ -26,7 +26,7 @@ from lagassign_client.assignor.kafka_python_poll import (
     join_dropped,
     poll_time_left,
 )
-from lagassign_client.assignor.shim import ShimAssignor
+from lagassign_client.assignor.shim import ShimAssignor, ShimOptions
 from lagassign_client.errors import IncompleteMetadata
 from lagassign_client.wire.group import Assignment, GroupView, Subscriber, partition_counts
 from lagassign_client.wire.userdata import decode_subscription
@@ -97,7 +97,9 @@ class KafkaPythonLagAssignor(ShimAssignor):
 
     version = 0
 
-    def __init__(self, url: str, *, poll_timeout_ms: int | None = None, **options: Any) -> None:
+    def __init__(
+        self, url: str, *, poll_timeout_ms: int | None = None, **options: Unpack[ShimOptions]
+    ) -> None:
         super().__init__(url, **options)
         if poll_timeout_ms is not None and (
             isinstance(poll_timeout_ms, bool)

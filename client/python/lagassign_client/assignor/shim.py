@@ -9,7 +9,7 @@ only translate between it and their library's types.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, Required, TypedDict, TypeVar
 
 import httpx
 
@@ -25,6 +25,20 @@ STRATEGIES = ("range", "roundrobin", "lag-aware", "fair", "sticky", "balanced")
 RESET_POLICIES = ("earliest", "latest", "none")
 
 _Shim = TypeVar("_Shim", bound="ShimAssignor")
+
+
+class ShimOptions(TypedDict, total=False):
+    """The keyword settings of :class:`ShimAssignor`, for the adapters that pass them on."""
+
+    group_id: Required[str]
+    timeout_s: float
+    strategy: str | None
+    reset_policy: str | None
+    token: str | None
+    instance_id: str | None
+    rack: str | None
+    pause_gc: bool
+    transport: httpx.BaseTransport | None
 
 
 def consumer_options(consumer_settings: Mapping[str, Any]) -> dict[str, Any]:
