@@ -19,8 +19,8 @@ from confluent_kafka.admin import AdminClient
 
 from bench.catchup.java_groups import ConsumerProtocolGroup, java_available
 from bench.catchup.run import backlog_topics, run_one
-from bench.catchup.scenarios import Scenario
 from harness.broker import LocalKafka
+from tests.bench.tiny_backlog import TINY
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
@@ -30,12 +30,6 @@ def test_a_consumer_protocol_group_formed_by_a_scout_drains_a_tiny_backlog(
 ) -> None:
     assert java_available() is None, java_available()
     bootstrap = kafka_broker.bootstrap
-    scenario = Scenario(
-        name="tiny-kip848",
-        backlog={("a", 0): 600, ("a", 1): 100, ("a", 2): 100, ("a", 3): 100},
-        members=2,
-        rate=200,
-    )
     group_id = "bench-catchup-kip848"
     admin = AdminClient({"bootstrap.servers": bootstrap})
 
@@ -56,8 +50,8 @@ def test_a_consumer_protocol_group_formed_by_a_scout_drains_a_tiny_backlog(
     async def run() -> dict[str, Any]:
         result = await run_one(
             bootstrap=bootstrap,
-            scenario=scenario,
-            topics=await backlog_topics(bootstrap, scenario, "bench-catchup-kip848."),
+            scenario=TINY,
+            topics=await backlog_topics(bootstrap, TINY, "bench-catchup-kip848."),
             group_id=group_id,
             assignor="uniform",
             start="existing-group",
@@ -72,7 +66,7 @@ def test_a_consumer_protocol_group_formed_by_a_scout_drains_a_tiny_backlog(
     assert line["catch_up_s"] >= 0.9 * line["lower_bound_s"]
     records = line["records_per_member"]
     assert len(records) == 2
-    assert sum(records) >= 0.99 * 800
+    assert sum(records) >= 0.99 * TINY.total_backlog
     # The members joined once the scout was in the group; the scout left once they were.
     assert line["staggered_s"] is not None
     assert line["scout_s"] is not None

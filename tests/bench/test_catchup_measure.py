@@ -15,8 +15,9 @@ from bench.catchup.figures import Stall, catch_up_at, stalled_s, worst_member
 from bench.catchup.members import PythonGroup
 from bench.catchup.run import backlog_topics, held, run_one
 from bench.catchup.sampler import Sample
-from bench.catchup.scenarios import Production, Scenario, all_scenarios, lower_bound_s
+from bench.catchup.scenarios import Production, all_scenarios, lower_bound_s
 from harness.broker import LocalKafka
+from tests.bench.tiny_backlog import TINY
 
 
 def test_lower_bound_is_the_larger_of_group_rate_and_largest_partition() -> None:
@@ -115,18 +116,12 @@ def test_a_tiny_backlog_is_caught_up_no_faster_than_its_lower_bound(
     3 s: the run is detected as caught up, not before the bound, and every record of
     the backlog was processed."""
     bootstrap = kafka_broker.bootstrap
-    scenario = Scenario(
-        name="tiny",
-        backlog={("a", 0): 600, ("a", 1): 100, ("b", 0): 100, ("b", 1): 100},
-        members=2,
-        rate=200,
-    )
 
     async def run() -> dict[str, Any]:
         result = await run_one(
             bootstrap=bootstrap,
-            scenario=scenario,
-            topics=await backlog_topics(bootstrap, scenario, "bench-catchup-tiny."),
+            scenario=TINY,
+            topics=await backlog_topics(bootstrap, TINY, "bench-catchup-tiny."),
             group_id="bench-catchup-tiny",
             assignor="range",
             start="existing-group",
