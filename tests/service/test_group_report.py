@@ -20,7 +20,7 @@ from tests.service.group_builders import AS_OF, answer_record, lag_row, snapshot
 
 NOW = AS_OF + timedelta(seconds=2)
 
-# The module docstring's worked example.
+# The worked example of the docstrings of lagassign.groups.live_assignment and .strategy_now.
 EXAMPLE = snapshot_of("orders", {"c-1": {"t0": [0]}, "c-2": {"t0": [1, 2]}}, {"t0": [900, 50, 50]})
 
 # Range put both heavy partitions on c-1.
