@@ -14,6 +14,7 @@ template an error, not an empty cell.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 from urllib.parse import quote
 
 from fastapi.templating import Jinja2Templates
@@ -24,7 +25,6 @@ from lagassign.groups.advice import Advice
 from lagassign.groups.header import GroupHeader
 from lagassign.groups.report import GroupReport, GroupSummary
 from lagassign.groups.sparkline import lag_sparkline
-from lagassign.http.schemas_groups import ForecastWeightsOut, HistoryOut, LagViewOut
 
 # The partition table of a huge group is cut here; the JSON always has every row.
 MAX_PARTITION_ROWS = 2_000
@@ -77,6 +77,53 @@ def protocol_text(h: GroupHeader) -> str | None:
     return h.protocol_type
 
 
+class LagViewLine(Protocol):
+    """What the list page says of the lag view (the ``lag_view`` JSON object)."""
+
+    @property
+    def running(self) -> bool: ...
+    @property
+    def kafka_up(self) -> bool: ...
+    @property
+    def last_refresh_error(self) -> str | None: ...
+
+
+class HistoryLine(Protocol):
+    """What the list page says of the lag history (the ``history`` JSON object)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def failing(self) -> bool: ...
+    @property
+    def write_errors_total(self) -> int: ...
+    @property
+    def last_error(self) -> str | None: ...
+    @property
+    def failing_since(self) -> str | None: ...
+
+
+class WeightsLine(Protocol):
+    """What the list page says of the forecast weights (the ``forecast_weights`` object)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def in_use(self) -> bool: ...
+    @property
+    def groups(self) -> int: ...
+    @property
+    def fresh_groups(self) -> int: ...
+    @property
+    def age_seconds(self) -> float | None: ...
+    @property
+    def max_age_seconds(self) -> float | None: ...
+    @property
+    def last_error(self) -> str | None: ...
+
+
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("lagassign.groups", "templates"),
@@ -104,9 +151,9 @@ TEMPLATES = Jinja2Templates(env=environment())
 
 def render_group_list(
     summaries: Sequence[GroupSummary],
-    lag_view: LagViewOut,
-    weights: ForecastWeightsOut | None = None,
-    history: HistoryOut | None = None,
+    lag_view: LagViewLine,
+    weights: WeightsLine | None = None,
+    history: HistoryLine | None = None,
 ) -> str:
     """The ``GET /groups`` page: one row per tracked group.
 

@@ -16,15 +16,42 @@ Registered only when ``LAGASSIGN_WEIGHTS_PATH`` is set:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from lagassign.forecast.source import ForecastSource
+
+class WeightsStateView(Protocol):
+    """What the metrics read of the weights' state (``forecast.source.WeightsState``)."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def in_use(self) -> bool: ...
+
+    @property
+    def age_seconds(self) -> float | None: ...
+
+    @property
+    def groups(self) -> int: ...
+
+    @property
+    def fresh_groups(self) -> int: ...
+
+    @property
+    def load_errors_total(self) -> int: ...
+
+
+class WeightsReader(Protocol):
+    """The forecast source, as the metrics see it."""
+
+    def state(self) -> WeightsStateView: ...
 
 
 class ForecastWeightsCollector(Collector):
-    def __init__(self, source: ForecastSource) -> None:
+    def __init__(self, source: WeightsReader) -> None:
         self._source = source
 
     def collect(self) -> Iterator[Metric]:
