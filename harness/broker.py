@@ -92,8 +92,12 @@ class LocalKafka:
         return int(str(self.state["pid"]))
 
     def start(self, fresh: bool = False, timeout_s: float = 90.0) -> None:
-        """Start (or start again) this broker and wait until it answers (``fresh``: wipe first)."""
+        """Start (or start again) this broker and wait until it answers (``fresh``: wipe first).
+
+        The broker is stopped when this process ends, even if it is killed.
+        """
         command = ["start", "--dir", str(self.directory), "--timeout", str(timeout_s)]
+        command += ["--stop-with", str(os.getpid())]
         if not self.state and self.port is not None:
             command += ["--port", str(self.port)]
         if self.sasl:
