@@ -10,8 +10,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One real Java consumer on the new consumer group protocol, for the broker plugin's tests:
- * {@code java -cp <Kafka's classpath> JavaMember.java BOOTSTRAP GROUP TOPIC ASSIGNOR SECONDS [RACK]}
- * (RACK: its {@code client.rack}).
+ * {@code java -cp <its class>:<Kafka's classpath> JavaMember BOOTSTRAP GROUP TOPIC ASSIGNOR SECONDS [RACK]}
+ * (RACK: its {@code client.rack}; the tests compile it once with {@code javac}).
  * Prints {@code {"member_id": "...", "partitions": [..]}} on stdout whenever its member id or
  * assignment changes; leaves the group and exits after SECONDS or when stdin closes.
  */

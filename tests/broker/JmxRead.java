@@ -14,6 +14,8 @@ import javax.management.remote.JMXServiceURL;
  * {@code <object name>\t<attribute>\t<value>}.
  *
  * <pre>java JmxRead.java PID 'io.lagassign:*'</pre>
+ *
+ * (the tests compile it once with {@code javac} and run the class).
  */
 public final class JmxRead {
     public static void main(String[] args) throws Exception {

@@ -1,6 +1,7 @@
 """The real brokers of the plugin's tests: one fixture, ``plugin_broker``, whose settings
 each test module gives as its ``PLUGIN_SETTINGS`` (a :class:`PluginSettings`; the
-default when it has none).
+default when it has none), and ``fresh_topic``: a topic of the module's ``PARTITIONS``
+created on it (on the module's ``REPLICAS`` when it names them) and a group name.
 
 The broker runs lagassign's plugin (``deploy/local-kafka/kafka start --lagassign-url``)
 and calls either the in-test answerer (``answerer.py``), or a real ``lagassign serve`` on
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +26,20 @@ import pytest
 from harness.broker import LocalKafka
 from harness.sidecar import SidecarProcess, free_port, start_sidecar
 from tests.broker.answerer import Answerer
+from tests.broker.consumers import create_topic
 
 # Generous for a loaded test machine; the slow answerer waits far longer (SLOW_S).
 DEADLINE_MS = 300
 SLOW_S = 5.0
 START_S = 240.0
+# The bound on a group settling on an assignment (a loaded machine's JVMs start slowly).
+SETTLE_S = 120
+# Every fault counted (the breaker never opens); members learn their assignment quickly.
+BROKER_SETTINGS = {
+    "lagassign.breaker.failures": "1000",
+    "group.consumer.min.heartbeat.interval.ms": "500",
+    "group.consumer.heartbeat.interval.ms": "500",
+}
 
 ASSIGNMENT_LINE = re.compile(
     r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch (?P<epoch>\d+)"
@@ -120,12 +130,7 @@ def start_plugin_broker(settings: PluginSettings, directory: Any) -> PluginBroke
                 proxy.url if proxy is not None else f"http://127.0.0.1:{port}",
                 "--lagassign-timeout-ms",
                 str(settings.timeout_ms),
-                "--set",
-                "lagassign.breaker.failures=1000",
-                "--set",
-                "group.consumer.min.heartbeat.interval.ms=500",
-                "--set",
-                "group.consumer.heartbeat.interval.ms=500",
+                *(arg for k, v in BROKER_SETTINGS.items() for arg in ("--set", f"{k}={v}")),
             ),
         )
         kafka.start(timeout_s=START_S)
@@ -204,3 +209,28 @@ def plugin_brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PluginB
 def plugin_broker(plugin_brokers: PluginBrokers, request: pytest.FixtureRequest) -> PluginBroker:
     """A real broker with the plugin, started as the module's ``PLUGIN_SETTINGS`` say."""
     return plugin_brokers.get(settings_of(request.module))
+
+
+@dataclass(frozen=True)
+class FreshTopic:
+    """A topic just created on the plugin broker, and a group name of its own."""
+
+    bootstrap: str
+    topic: str
+    topic_id: str
+    group: str
+
+
+@pytest.fixture
+def fresh_topic(
+    plugin_broker: PluginBroker,
+    kafka_names: Callable[[str], str],
+    request: pytest.FixtureRequest,
+) -> FreshTopic:
+    """A topic of the module's ``PARTITIONS`` (on its ``REPLICAS``, if any) and a group name."""
+    topic = kafka_names("topic")
+    bootstrap = plugin_broker.kafka.bootstrap
+    topic_id = create_topic(
+        bootstrap, topic, request.module.PARTITIONS, getattr(request.module, "REPLICAS", None)
+    )
+    return FreshTopic(bootstrap, topic, topic_id, kafka_names("group"))

@@ -7,16 +7,42 @@ import json
 import queue
 import subprocess
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicCollection
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
+from harness.poll import eventually
+from tests.broker.java_programs import java_command
+
 Owned = dict[str, set[tuple[str, int]]]
+
+
+def sizes(state: Owned) -> list[int]:
+    """How many partitions each member owns, smallest first."""
+    return sorted(len(tps) for tps in state.values())
+
+
+def reported_owned(body: dict[str, Any]) -> Owned:
+    """Member id -> its partitions, as the sidecar's ``/groups/{group}`` report lists them."""
+    return {
+        m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
+        for m in body["members"]
+    }
+
+
+def produce_backlog(bootstrap: str, topic: str, backlog: Sequence[int]) -> None:
+    """``backlog[p]`` records to each partition ``p`` of ``topic``."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for partition, count in enumerate(backlog):
+        for i in range(count):
+            producer.produce(topic, value=b"x" * 16, key=str(i).encode(), partition=partition)
+        producer.poll(0)
+    assert producer.flush(60) == 0
 
 
 def create_topic(
@@ -34,17 +60,16 @@ def create_topic(
     )
     for future in admin.create_topics([new]).values():
         future.result(timeout=60)
-    deadline = time.monotonic() + 60
-    while True:
+
+    def topic_id() -> str | None:
         try:
             described = admin.describe_topics(TopicCollection([topic]))[topic].result(timeout=30)
-            # librdkafka prints it in standard base64; Kafka's own form is URL-safe, unpadded.
-            text = str(described.topic_id)
-            return text.replace("+", "-").replace("/", "_").rstrip("=")
         except KafkaException:  # the metadata may lag the creation for a moment
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+            return None
+        # librdkafka prints it in standard base64; Kafka's own form is URL-safe, unpadded.
+        return str(described.topic_id).replace("+", "-").replace("/", "_").rstrip("=")
+
+    return eventually(topic_id, 60, f"the metadata of the new topic {topic}")
 
 
 @contextmanager
@@ -77,7 +102,7 @@ def consumers(
             consumer.close()
 
 
-def owned(members: list[Consumer]) -> Owned:
+def owned(members: Sequence[Consumer]) -> Owned:
     """Member id -> the partitions its consumer owns now."""
     return {c.memberid(): {(tp.topic, tp.partition) for tp in c.assignment()} for c in members}
 
@@ -124,33 +149,6 @@ class Ledger:
         return {v for v in wanted if v not in self.consumed}
 
 
-def poll_until(
-    members: list[Consumer],
-    done: Callable[[Owned], bool],
-    timeout_s: float,
-    ledger: Ledger | None = None,
-) -> Owned:
-    """Poll every consumer in turn until ``done(owned)`` or the timeout; the last state.
-
-    With ``ledger``, every record a consumer returns is entered there under its member id.
-    """
-    deadline = time.monotonic() + timeout_s
-    state: Owned = {}
-    while time.monotonic() < deadline:
-        for consumer in members:
-            message = consumer.poll(0.05)
-            if ledger is not None and message is not None and message.error() is None:
-                value = message.value()
-                partition = message.partition()
-                assert isinstance(value, bytes)
-                assert partition is not None
-                ledger.take(consumer.memberid(), partition, value)
-        state = owned(members)
-        if done(state):
-            return state
-    return state
-
-
 def each_partition_once(state: Owned, topic: str, partitions: int) -> bool:
     """Every partition of ``topic`` owned by exactly one member, and every member owns some."""
     given = [tp for tps in state.values() for tp in tps]
@@ -173,17 +171,13 @@ class JavaMember:
         seconds: int,
         rack: str | None = None,
     ) -> None:
-        classpath = (KAFKA_CLASSPATH / "classpath.txt").read_text().strip()
         self.topic = topic
         self.member_id = ""
         self.partitions: set[tuple[str, int]] = set()
         self._lines: queue.Queue[str] = queue.Queue()
         self.process = subprocess.Popen(
             [
-                "java",
-                "-cp",
-                classpath,
-                str(JAVA_MEMBER),
+                *java_command(JAVA_MEMBER, (KAFKA_CLASSPATH / "classpath.txt").read_text().strip()),
                 bootstrap,
                 group,
                 topic,
@@ -234,7 +228,7 @@ class JavaMember:
             self.process.stdout.close()
 
 
-def mixed_owned(members: list[Consumer], java: list[JavaMember]) -> Owned:
+def mixed_owned(members: Sequence[Consumer], java: Sequence[JavaMember]) -> Owned:
     """Member id -> owned partitions, for confluent-kafka and Java members alike."""
     state = owned(members)
     for member in java:
@@ -243,17 +237,44 @@ def mixed_owned(members: list[Consumer], java: list[JavaMember]) -> Owned:
     return state
 
 
-def poll_mixed_until(
-    members: list[Consumer], java: list[JavaMember], done: Callable[[Owned], bool], timeout_s: float
+def pump(
+    members: Sequence[Consumer], java: Sequence[JavaMember] = (), ledger: Ledger | None = None
 ) -> Owned:
-    deadline = time.monotonic() + timeout_s
-    state: Owned = {}
-    while time.monotonic() < deadline:
-        for consumer in members:
-            consumer.poll(0.05)
-        for member in java:
-            member.poll(0.01)
-        state = mixed_owned(members, java)
-        if done(state):
-            return state
-    return state
+    """One round: poll every consumer once and take in what the Java members printed; who
+    owns what now. With ``ledger``, every record a consumer returns is entered there under
+    its member id."""
+    for consumer in members:
+        message = consumer.poll(0.05)
+        if ledger is not None and message is not None and message.error() is None:
+            value = message.value()
+            partition = message.partition()
+            assert isinstance(value, bytes)
+            assert partition is not None
+            ledger.take(consumer.memberid(), partition, value)
+    for member in java:
+        member.poll(0.01)
+    return mixed_owned(members, java)
+
+
+def poll_until(
+    members: Sequence[Consumer],
+    done: Callable[[Owned], bool],
+    timeout_s: float,
+    what: str = "the consumers' assignment",
+    *,
+    java: Sequence[JavaMember] = (),
+    ledger: Ledger | None = None,
+) -> Owned:
+    """:func:`pump` round after round until ``done(owned)``; that state. After ``timeout_s``,
+    :class:`TimeoutError` naming ``what`` and who owned what last."""
+    last: Owned = {}
+
+    def round_done() -> Owned | None:
+        nonlocal last
+        last = pump(members, java, ledger)
+        return last if done(last) else None
+
+    try:
+        return eventually(round_done, timeout_s, what, interval_s=0)
+    except TimeoutError as error:
+        raise TimeoutError(f"{error}; who owned what last: {last}") from None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.broker.java_programs import java_command
+
 JMX_READ = Path(__file__).resolve().parent / "JmxRead.java"
 PLUGIN = "io.lagassign:type=BrokerPlugin"
 
@@ -12,7 +14,7 @@ PLUGIN = "io.lagassign:type=BrokerPlugin"
 def mbeans(pid: int, pattern: str = "io.lagassign:*") -> dict[str, dict[str, str]]:
     """Object name -> attribute -> value (as text) of every MBean matching ``pattern``."""
     done = subprocess.run(
-        ["java", str(JMX_READ), str(pid), pattern],
+        [*java_command(JMX_READ), str(pid), pattern],
         capture_output=True,
         text=True,
         timeout=120,

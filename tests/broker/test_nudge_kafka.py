@@ -16,20 +16,18 @@ consuming, and the nudge is counted once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer
 
 from harness.poll import eventually
-from tests.broker.conftest import PluginBroker, PluginSettings
-from tests.broker.consumers import Owned, consumers, create_topic, each_partition_once, owned
+from tests.broker.conftest import SETTLE_S, FreshTopic, PluginBroker, PluginSettings
+from tests.broker.consumers import Owned, consumers, each_partition_once, owned, reported_owned
 
 pytestmark = [pytest.mark.kafka]
 
 DEADLINE_MS = 500
-SETTLE_S = 120.0
 PARTITIONS = 4
 HOT = 2_000
 
@@ -81,13 +79,6 @@ def produce(bootstrap: str, topic: str, counts: dict[int, int], tag: str) -> set
     return values
 
 
-def live_in_sidecar(body: dict[str, Any]) -> Owned:
-    return {
-        m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
-        for m in body["members"]
-    }
-
-
 def nudges_metric(text: str, group: str) -> dict[str, float]:
     pattern = re.compile(
         r'^lagassign_nudges_total\{group="' + re.escape(group) + r'",outcome="([a-z_]+)"\} (\S+)$',
@@ -97,11 +88,9 @@ def nudges_metric(text: str, group: str) -> dict[str, float]:
 
 
 def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    create_topic(bootstrap, topic, PARTITIONS)
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
     with consumers(bootstrap, group, topic, 2, "lagassign") as members:
         reading = Reading(members)
 
@@ -123,7 +112,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
             body = plugin_broker.group(group)
             if body is None or body["header"]["state"] != "Stable" or now != state:
                 return None
-            return body if live_in_sidecar(body) == state else None
+            return body if reported_owned(body) == state else None
 
         before = eventually(stable_in_sidecar, 60, "the sidecar sees the stable group")
         epoch_before = before["header"]["group_epoch"]
@@ -141,7 +130,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
             body = plugin_broker.group(group)
             if body is None or body["header"]["group_epoch"] < epoch_before + 2:
                 return None
-            if body["header"]["state"] != "Stable" or live_in_sidecar(body) != now:
+            if body["header"]["state"] != "Stable" or reported_owned(body) != now:
                 return None
             if any(len({p for _, p in held} & set(hot)) != 1 for held in now.values()):
                 return None

@@ -12,15 +12,16 @@ from collections.abc import Callable
 import pytest
 
 from tests.broker.answerer import Fault
-from tests.broker.conftest import DEADLINE_MS, SLOW_S, PluginBroker
+from tests.broker.conftest import DEADLINE_MS, SETTLE_S, SLOW_S, FreshTopic, PluginBroker
 from tests.broker.consumers import (
     JavaMember,
     Ledger,
+    Owned,
     consumers,
     create_topic,
     each_partition_once,
-    poll_mixed_until,
     poll_until,
+    sizes,
 )
 from tests.client.answers import member_topics
 
@@ -28,7 +29,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
 PARTITIONS = 6
 MEMBERS = 3
-SETTLE_S = 90
 # What a loaded test machine may add to the deadline; far below the slow answerer's SLOW_S.
 SLACK_MS = 700
 # Records per partition produced before the group forms, and again once it has settled.
@@ -38,28 +38,26 @@ RECORDS_AFTER = 10
 DRAIN_S = 60
 
 
-def sizes(state: dict[str, set[tuple[str, int]]]) -> list[int]:
-    return sorted(len(tps) for tps in state.values())
+def lopsided_live(topic: str, members: int) -> Callable[[Owned], bool]:
+    """The answerer's lopsided answer (1, 2, 3 partitions), which uniform never gives, is live."""
+    return lambda s: (
+        len(s) == members and each_partition_once(s, topic, PARTITIONS) and sizes(s) == [1, 2, 3]
+    )
 
 
 def test_the_plugins_answer_reaches_the_consumers(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    topic_id = create_topic(bootstrap, topic, PARTITIONS)
+    topic, topic_id = fresh_topic.topic, fresh_topic.topic_id
     answerer = plugin_broker.answerer
     answerer.fault = "none"
     asked_before = len(answerer.requests)
-    with consumers(bootstrap, group, topic, MEMBERS, "lagassign") as members:
+    with consumers(
+        fresh_topic.bootstrap, fresh_topic.group, topic, MEMBERS, "lagassign"
+    ) as members:
         state = poll_until(
-            members,
-            lambda s: each_partition_once(s, topic, PARTITIONS) and sizes(s) == [1, 2, 3],
-            SETTLE_S,
+            members, lopsided_live(topic, MEMBERS), SETTLE_S, "the lopsided answer live"
         )
-        # The lopsided answer (1, 2, 3 partitions), which uniform never gives, is live.
-        assert sizes(state) == [1, 2, 3], state
-        assert each_partition_once(state, topic, PARTITIONS), state
         last = answerer.answer_for(set(state))
         assert last is not None
         assert {m: {(topic, p) for p in last[m].get(topic_id, [])} for m in last} == state
@@ -76,7 +74,7 @@ def test_the_plugins_answer_reaches_the_consumers(
     assert final["answer_form"] == "packed"
     assert final["subscriptions"] == [[topic_id]]
     assert all(t == [topic_id] for t in member_topics(final).values())
-    assert all(t[0] == "lagassign" for t in plugin_broker.assignor_times_ms(group))
+    assert all(t[0] == "lagassign" for t in plugin_broker.assignor_times_ms(fresh_topic.group))
 
 
 FAULTS: list[Fault | str] = [
@@ -101,11 +99,9 @@ REASON = {
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_gives_the_group_uniform_within_the_deadline(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str], fault: str
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic, fault: str
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    create_topic(bootstrap, topic, PARTITIONS)
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
     answerer = plugin_broker.answerer
     log_before = len(plugin_broker.log())
     if fault == "stopped":
@@ -116,19 +112,24 @@ def test_a_fault_gives_the_group_uniform_within_the_deadline(
     ledger.produce(bootstrap, topic, PARTITIONS, RECORDS_BEFORE)
     try:
         with consumers(bootstrap, group, topic, MEMBERS, "lagassign") as members:
+            # Kafka's own uniform answer: two partitions each, every partition owned once.
             state = poll_until(
                 members,
                 lambda s: each_partition_once(s, topic, PARTITIONS) and sizes(s) == [2, 2, 2],
                 SETTLE_S,
-                ledger,
+                "uniform's two partitions each",
+                ledger=ledger,
             )
-            # Kafka's own uniform answer: two partitions each, every partition owned once.
-            assert sizes(state) == [2, 2, 2], state
-            assert each_partition_once(state, topic, PARTITIONS), state
             # More records once the group settled on the fallback: each is consumed exactly
             # once, by the member that owns its partition; none of either batch is lost.
             after = ledger.produce(bootstrap, topic, PARTITIONS, RECORDS_AFTER)
-            drained = poll_until(members, lambda _: not ledger.missing(), DRAIN_S, ledger)
+            drained = poll_until(
+                members,
+                lambda _: not ledger.missing(),
+                DRAIN_S,
+                "every record consumed",
+                ledger=ledger,
+            )
             assert drained == state, "the assignment moved while the group drained"
     finally:
         answerer.fault = "none"
@@ -141,28 +142,26 @@ def test_a_fault_gives_the_group_uniform_within_the_deadline(
     assert max(ms for _, ms in times) < DEADLINE_MS + SLACK_MS, times
     assert f"gets 'uniform' ({REASON[fault]})" in plugin_broker.log()[log_before:]
     assert not ledger.foreign, ledger.foreign[:5]
-    lost = ledger.missing()
-    assert not lost, f"{len(lost)} of {len(ledger.produced)} records never consumed"
     owner = {p: m for m, tps in state.items() for _, p in tps}
     for value in after:
         assert ledger.consumed[value] == [owner[ledger.produced[value]]], (value, ledger.consumed)
 
 
 def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic, kafka_names: Callable[[str], str]
 ) -> None:
-    slow_topic, other_topic = kafka_names("topic"), kafka_names("topic")
-    slow_group, other_group = kafka_names("group"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    create_topic(bootstrap, slow_topic, PARTITIONS)
+    bootstrap, slow_topic, slow_group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
+    other_topic, other_group = kafka_names("topic"), kafka_names("group")
     create_topic(bootstrap, other_topic, PARTITIONS)
     plugin_broker.answerer.fault = "slow"
     try:
         with consumers(bootstrap, slow_group, slow_topic, MEMBERS, "lagassign") as slow:
-            formed = poll_until(
-                slow, lambda s: each_partition_once(s, slow_topic, PARTITIONS), SETTLE_S
+            poll_until(
+                slow,
+                lambda s: each_partition_once(s, slow_topic, PARTITIONS),
+                SETTLE_S,
+                "the slow group formed",
             )
-            assert each_partition_once(formed, slow_topic, PARTITIONS), formed
             # Another member joins the lagassign group (another assignment that times out)
             # while the other group forms on uniform.
             with (
@@ -180,8 +179,7 @@ def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
                         and each_partition_once(theirs, slow_topic, PARTITIONS)
                     )
 
-                state = poll_until([*slow, *joiner, *other], settled, SETTLE_S)
-                assert settled(state), state
+                poll_until([*slow, *joiner, *other], settled, SETTLE_S, "both groups settled")
     finally:
         plugin_broker.answerer.fault = "none"
     slow_times = plugin_broker.assignor_times_ms(slow_group)
@@ -197,31 +195,24 @@ def test_a_slow_sidecar_delays_no_other_group_beyond_the_deadline(
 
 
 def test_java_and_python_members_get_the_plugins_answer(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    topic_id = create_topic(bootstrap, topic, PARTITIONS)
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
     answerer = plugin_broker.answerer
     answerer.fault = "none"
     java = [JavaMember(bootstrap, group, topic, "lagassign", SETTLE_S + 60) for _ in range(2)]
     try:
         with consumers(bootstrap, group, topic, 1, "lagassign") as python:
-            state = poll_mixed_until(
+            state = poll_until(
                 python,
-                java,
-                lambda s: (
-                    len(s) == MEMBERS
-                    and each_partition_once(s, topic, PARTITIONS)
-                    and sizes(s) == [1, 2, 3]
-                ),
+                lopsided_live(topic, MEMBERS),
                 SETTLE_S,
+                "the lopsided answer live",
+                java=java,
             )
-            assert len(state) == MEMBERS, state
-            assert sizes(state) == [1, 2, 3], state
-            assert each_partition_once(state, topic, PARTITIONS), state
             last = answerer.answer_for(set(state))
             assert last is not None
+            topic_id = fresh_topic.topic_id
             assert {m: {(topic, p) for p in last[m].get(topic_id, [])} for m in last} == state
     finally:
         for member in java:

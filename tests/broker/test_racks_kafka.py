@@ -23,20 +23,21 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer
 
 from harness.poll import eventually
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.strategies import run_strategy
 from tests.broker.answerer import Answerer, Exchange
-from tests.broker.conftest import PluginBroker, PluginSettings
+from tests.broker.conftest import SETTLE_S, FreshTopic, PluginBroker, PluginSettings
 from tests.broker.consumers import (
     JavaMember,
     Owned,
     consumers,
-    create_topic,
     each_partition_once,
-    poll_mixed_until,
+    poll_until,
+    produce_backlog,
+    pump,
 )
 from tests.client.answers import member_topics, nested
 
@@ -45,7 +46,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.java]
 RACKS = ("a", "b")
 # The plugin's deadline at its maximum: this test is about racks (the proxy adds a hop).
 DEADLINE_MS = 1_000
-SETTLE_S = 120
 PARTITIONS = 8
 # Even partitions on node 1 (rack a), odd ones on node 2 (rack b).
 REPLICAS = [[1 if p % 2 == 0 else 2] for p in range(PARTITIONS)]
@@ -60,15 +60,6 @@ PLUGIN_SETTINGS = PluginSettings(timeout_ms=DEADLINE_MS, sidecar=(), proxy=True,
 def replica_racks(broker: PluginBroker, partition: int) -> set[str]:
     racks = {broker.kafka.node_racks[node] for node in REPLICAS[partition]}
     return {r for r in racks if r is not None}
-
-
-def produce_backlog(bootstrap: str, topic: str) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
-    for partition, count in enumerate(BACKLOG):
-        for i in range(count):
-            producer.produce(topic, value=b"x" * 16, key=str(i).encode(), partition=partition)
-        producer.poll(0)
-    assert producer.flush(60) == 0
 
 
 def complete(topic: str, members: int) -> Callable[[Owned], bool]:
@@ -151,13 +142,12 @@ def describe(state: Owned, rack_of: dict[str, str]) -> str:
 
 
 def test_partitions_go_to_members_in_their_replicas_racks(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
+    topic_id = fresh_topic.topic_id
     assert plugin_broker.kafka.node_racks == {1: "a", 2: "b"}
-    topic_id = create_topic(bootstrap, topic, PARTITIONS, REPLICAS)
-    produce_backlog(bootstrap, topic)
+    produce_backlog(bootstrap, topic, BACKLOG)
     total = 2 * len(RACKS)
 
     # lagassign: a Java member in rack a starts the group cold (uniform: the sidecar does
@@ -165,8 +155,7 @@ def test_partitions_go_to_members_in_their_replicas_racks(
     first = JavaMember(bootstrap, group, topic, "lagassign", SETTLE_S * 3, RACKS[0])
     java = [first]
     try:
-        alone = poll_mixed_until([], java, complete(topic, 1), SETTLE_S)
-        assert complete(topic, 1)(alone), alone
+        alone = poll_until([], complete(topic, 1), SETTLE_S, "the cold start", java=java)
 
         def indexed() -> bool:
             body = plugin_broker.sidecar.group(group)
@@ -180,7 +169,7 @@ def test_partitions_go_to_members_in_their_replicas_racks(
         ):
 
             def answered_and_live() -> dict[str, Any] | None:
-                state = poll_mixed_until([*in_a, *in_b], java, complete(topic, total), 1.0)
+                state = pump([*in_a, *in_b], java)
                 if not complete(topic, total)(state):
                     return None
                 exchange = last_answer(plugin_broker.answerer, set(state))
@@ -194,12 +183,12 @@ def test_partitions_go_to_members_in_their_replicas_racks(
 
             try:
                 found = eventually(answered_and_live, SETTLE_S, "the sidecar's answer is live")
-            except AssertionError as late:
+            except TimeoutError as late:
                 seen = [
                     (e.status, len(e.request["members"]), e.reply[:120])
                     for e in plugin_broker.answerer.exchanges
                 ]
-                raise AssertionError(f"{late}; the proxy saw {seen}") from None
+                raise TimeoutError(f"{late}; the proxy saw {seen}") from None
             ours: Owned = found["state"]
             exchange: Exchange = found["exchange"]
             rack_of = racks_by_member(java, {"a": in_a, "b": in_b})
@@ -237,8 +226,9 @@ def test_partitions_go_to_members_in_their_replicas_racks(
                 counts = [len(held) for held in s.values()]
                 return complete(topic, total)(s) and max(counts) - min(counts) <= 1
 
-            theirs = poll_mixed_until([*in_a, *in_b], java, uniform_settled, SETTLE_S)
-            assert uniform_settled(theirs), theirs
+            theirs = poll_until(
+                [*in_a, *in_b], uniform_settled, SETTLE_S, "uniform settled", java=java
+            )
             uniform_rack_of = racks_by_member(java, {"a": in_a, "b": in_b})
     finally:
         close()

@@ -21,41 +21,34 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer
 
-from harness.poll import eventually
-from tests.broker.conftest import PluginBroker, PluginSettings
+from harness.poll import eventually, eventually_async
+from tests.broker.conftest import SETTLE_S, FreshTopic, PluginBroker, PluginSettings
 from tests.broker.consumers import (
     JavaMember,
+    Ledger,
     Owned,
     consumers,
-    create_topic,
     each_partition_once,
-    poll_mixed_until,
+    poll_until,
+    produce_backlog,
+    pump,
+    reported_owned,
 )
-from tests.client.members import AiokafkaMember
+from tests.client.python_members import AiokafkaMember
 from tests.lagview.test_kafka_tool import parse_describe
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java]
 
 # Generous for a loaded test machine: the sidecar answers from its cache in milliseconds.
 DEADLINE_MS = 500
-SETTLE_S = 120
 PARTITIONS = 12
 # Three hot partitions, spaced so that neither contiguous ranges nor round robin spread them.
 BACKLOG = [3_000 if p in (0, 3, 6) else 100 for p in range(PARTITIONS)]
 
 
 PLUGIN_SETTINGS = PluginSettings(timeout_ms=DEADLINE_MS, sidecar=())
-
-
-def produce_backlog(bootstrap: str, topic: str) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
-    for partition, count in enumerate(BACKLOG):
-        for i in range(count):
-            producer.produce(topic, value=b"x" * 16, key=str(i).encode(), partition=partition)
-        producer.poll(0)
-    assert producer.flush(60) == 0
 
 
 def worst_member_lag(state: Owned) -> int:
@@ -80,26 +73,16 @@ def settled(topic: str, members: int) -> Callable[[Owned], bool]:
     return done
 
 
-def group_json(sb: PluginBroker, group: str) -> dict[str, Any] | None:
-    response = sb.get(f"/groups/{group}")
-    if response.status_code == 404:
-        return None
-    response.raise_for_status()
-    body: dict[str, Any] = response.json()
-    return body
-
-
 def indexed(sb: PluginBroker, group: str, member_ids: set[str]) -> bool:
     """The sidecar's snapshot lists exactly these members (so its index knows them)."""
-    body = group_json(sb, group)
+    body = sb.group(group)
     return body is not None and {m["member_id"] for m in body["members"]} == member_ids
 
 
 def uniform_worst(bootstrap: str, group: str, topic: str, members: int) -> int:
     """The worst member lag of a group of ``members`` on ``uniform`` (Kafka's own), live."""
     with consumers(bootstrap, group, topic, members, "uniform") as python:
-        state = poll_mixed_until(python, [], settled(topic, members), SETTLE_S)
-        assert settled(topic, members)(state), state
+        state = poll_until(python, settled(topic, members), SETTLE_S, "uniform settled")
         return worst_member_lag(state)
 
 
@@ -116,12 +99,11 @@ def run_cold_group(
     seconds = SETTLE_S * 3
     java = [JavaMember(bootstrap, group, topic, "lagassign", seconds)]
     try:
-        first = poll_mixed_until([], java, settled(topic, 1), SETTLE_S)
-        assert settled(topic, 1)(first), first
+        first = poll_until([], settled(topic, 1), SETTLE_S, "the cold start", java=java)
         assigned_at = time.monotonic()
         eventually(lambda: indexed(sb, group, set(first)), 60, "the sidecar indexes the member")
         indexed_after_s = time.monotonic() - assigned_at
-        cold = group_json(sb, group)
+        cold = sb.group(group)
         assert cold is not None
         # The cold start got Kafka's own assignment: the sidecar answered 404, recorded nothing.
         assert cold["last_answers"] == [], cold["last_answers"]
@@ -133,10 +115,10 @@ def run_cold_group(
         with consumers(bootstrap, group, topic, later_python, "lagassign") as python:
 
             def answered_and_live() -> dict[str, Any] | None:
-                state = poll_mixed_until(python, java, settled(topic, total), 1.0)
+                state = pump(python, java)
                 if not settled(topic, total)(state):
                     return None
-                body = group_json(sb, group)
+                body = sb.group(group)
                 if body is None or body["header"]["members"] != total:
                     return None
                 if body["live_vs_last_answer"]["status"] != "matches":
@@ -148,11 +130,7 @@ def run_cold_group(
             found = eventually(answered_and_live, SETTLE_S, "the sidecar's answer is live")
             state, body = found["state"], found["body"]
             # The consumers' own view, the sidecar's view of the group and its last answer agree.
-            reported = {
-                m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
-                for m in body["members"]
-            }
-            assert reported == state
+            assert reported_owned(body) == state
             return state, body, indexed_after_s
     finally:
         for member in java:
@@ -174,60 +152,45 @@ def check_balanced_beats_uniform(
     return ours, uniform
 
 
-def test_java_group_is_balanced_by_lag_after_a_cold_start(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+@pytest.mark.parametrize(
+    ("later_java", "later_python"),
+    [pytest.param(2, 0, id="java"), pytest.param(1, 1, id="java-and-confluent-kafka")],
+)
+def test_a_group_is_balanced_by_lag_after_a_cold_start(
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic, later_java: int, later_python: int
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    create_topic(plugin_broker.kafka.bootstrap, topic, PARTITIONS)
-    produce_backlog(plugin_broker.kafka.bootstrap, topic)
-    state, body, indexed_after_s = run_cold_group(plugin_broker, group, topic, 2, 0)
-    ours, uniform = check_balanced_beats_uniform(plugin_broker, group, topic, state, body)
-    print(
-        f"\njava group: worst member lag {ours} with lagassign, {uniform} with uniform; "
-        f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
+    topic, group = fresh_topic.topic, fresh_topic.group
+    produce_backlog(fresh_topic.bootstrap, topic, BACKLOG)
+    state, body, indexed_after_s = run_cold_group(
+        plugin_broker, group, topic, later_java, later_python
     )
-
-
-def test_mixed_java_and_confluent_kafka_group_is_balanced_by_lag(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
-) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    create_topic(plugin_broker.kafka.bootstrap, topic, PARTITIONS)
-    produce_backlog(plugin_broker.kafka.bootstrap, topic)
-    state, body, indexed_after_s = run_cold_group(plugin_broker, group, topic, 1, 1)
     ours, uniform = check_balanced_beats_uniform(plugin_broker, group, topic, state, body)
     print(
-        f"\nmixed group: worst member lag {ours} with lagassign, {uniform} with uniform; "
+        f"\n{later_java + 1} Java, {later_python} confluent-kafka members: worst member lag "
+        f"{ours} with lagassign, {uniform} with uniform; "
         f"indexed {indexed_after_s:.1f} s after the cold-start assignment"
     )
 
 
 def test_groups_page_of_a_consumer_protocol_group_matches_kafka_consumer_groups(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    create_topic(bootstrap, topic, PARTITIONS)
-    produce_backlog(bootstrap, topic)
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
+    produce_backlog(bootstrap, topic, BACKLOG)
     with consumers(bootstrap, group, topic, 3, "uniform") as members:
-        state = poll_mixed_until(members, [], settled(topic, 3), SETTLE_S)
-        assert settled(topic, 3)(state), state
+        state = poll_until(members, settled(topic, 3), SETTLE_S, "uniform settled")
 
         def stable_in_the_sidecar() -> bool:
-            body = group_json(plugin_broker, group)
+            body = plugin_broker.group(group)
             return (
                 body is not None
                 and body["header"]["state"] == "Stable"
-                and {
-                    m["member_id"]: {(t, p) for t, ps in m["assignment"].items() for p in ps}
-                    for m in body["members"]
-                }
-                == state
+                and reported_owned(body) == state
             )
 
         eventually(stable_in_the_sidecar, 60, "the sidecar sees the group stable")
         described = plugin_broker.kafka.consumer_groups("--describe", "--group", group)
-        body = group_json(plugin_broker, group)
+        body = plugin_broker.group(group)
         for member in members:
             member.poll(0.05)
     assert body is not None
@@ -268,7 +231,7 @@ def join_online(
     """A consumer-protocol member tries to join ``group``: what it got, and its errors.
 
     It keeps trying for at least ``ONLINE_MIN_S`` and until ``refused()`` (the broker
-    logged its refusal), at most ``SETTLE_S``.
+    logged its refusal), at most ``SETTLE_S`` (then :class:`TimeoutError`).
     """
     errors: list[str] = []
     consumer = Consumer(
@@ -283,21 +246,25 @@ def join_online(
         }
     )
     got: set[tuple[str, int]] = set()
+    started = time.monotonic()
+
+    def tried_long_enough_and_refused() -> bool:
+        consumer.poll(0.2)
+        got.update((tp.topic, tp.partition) for tp in consumer.assignment())
+        return time.monotonic() > started + ONLINE_MIN_S and refused()
+
     try:
         consumer.subscribe([topic])
-        started = time.monotonic()
-        while time.monotonic() < started + SETTLE_S:
-            if time.monotonic() > started + ONLINE_MIN_S and refused():
-                break
-            consumer.poll(0.2)
-            got |= {(tp.topic, tp.partition) for tp in consumer.assignment()}
+        eventually(
+            tried_long_enough_and_refused, SETTLE_S, "the broker refuses the online upgrade", 0
+        )
     finally:
         consumer.close()
     return got, errors
 
 
 def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
-    plugin_broker: PluginBroker, kafka_names: Callable[[str], str]
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
 ) -> None:
     """The Python shim sends subscription user data: Kafka refuses the online upgrade.
 
@@ -305,10 +272,8 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
     starting consumer-protocol members with ``group.remote.assignor=lagassign`` works:
     they resume from the committed offsets and the group is then assigned by lagassign.
     """
-    topic, group = kafka_names("topic"), kafka_names("group")
-    bootstrap = plugin_broker.kafka.bootstrap
-    create_topic(bootstrap, topic, PARTITIONS)
-    produce_backlog(bootstrap, topic)
+    bootstrap, topic, group = fresh_topic.bootstrap, fresh_topic.topic, fresh_topic.group
+    produce_backlog(bootstrap, topic, BACKLOG)
     everything = {(topic, p) for p in range(PARTITIONS)}
     log_path = plugin_broker.kafka.directory / "kafka.log"
 
@@ -319,17 +284,30 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
     def refused() -> bool:
         return bool(refusals())
 
+    def committed_everything() -> bool:
+        body = plugin_broker.group(group)
+        return (
+            body is not None
+            and [
+                p["current_offset"]
+                for p in sorted(body["partitions"], key=lambda p: p["partition"])
+            ]
+            == BACKLOG
+        )
+
     async def classic_phase() -> tuple[int, tuple[set[tuple[str, int]], list[str]]]:
         member = AiokafkaMember(
             "classic-0", bootstrap, group, [topic], plugin_broker.sidecar.url, 5.0
         )
         await member.start()
         try:
-            deadline = time.monotonic() + SETTLE_S
-            while time.monotonic() < deadline and len(member.consumed()) < sum(BACKLOG):
-                await asyncio.sleep(0.2)
+            await eventually_async(
+                lambda: len(member.consumed()) >= sum(BACKLOG), SETTLE_S, "the backlog consumed"
+            )
             assert member.partitions() == everything
-            await asyncio.sleep(2.0)  # the last batch's commit
+            await eventually_async(
+                lambda: asyncio.to_thread(committed_everything), 60, "the last batch committed"
+            )
             # Online: a consumer-protocol member asks to join the running classic group.
             online = await asyncio.to_thread(join_online, bootstrap, group, topic, refused)
             assert member.partitions() == everything  # the classic group went on untouched
@@ -345,32 +323,23 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
     assert lines, "the broker never logged the refused upgrade"
 
     # Offline: the classic members are gone; consumer-protocol members take the group over.
+    # Nothing is produced to this ledger: every record a member reads lands in its foreign list.
+    read_again = Ledger()
     with consumers(bootstrap, group, topic, 2, "lagassign") as members:
-        records = 0
-        deadline = time.monotonic() + SETTLE_S
-        state: Owned = {}
-        while time.monotonic() < deadline and not settled(topic, 2)(state):
-            for consumer in members:
-                message = consumer.poll(0.05)
-                if message is not None and message.error() is None:
-                    records += 1
-            state = {
-                c.memberid(): {(tp.topic, tp.partition) for tp in c.assignment()} for c in members
-            }
-        assert settled(topic, 2)(state), state
+        poll_until(
+            members, settled(topic, 2), SETTLE_S, "the consumer-protocol group", ledger=read_again
+        )
 
         def converted() -> dict[str, Any] | None:
-            body = group_json(plugin_broker, group)
+            body = plugin_broker.group(group)
             if body is None or body["header"]["protocol_type"] != "consumer":
                 return None
             return body
 
         body = eventually(converted, 60, "the sidecar sees the converted group")
+        # A bounded while longer (20 rounds): still nothing to read.
         for _ in range(20):
-            for consumer in members:
-                message = consumer.poll(0.05)
-                if message is not None and message.error() is None:
-                    records += 1
+            pump(members, ledger=read_again)
     # They resumed from the classic group's committed offsets: nothing was read again.
-    assert records == 0
+    assert read_again.foreign == []
     assert all(p["current_offset"] == BACKLOG[p["partition"]] for p in body["partitions"])

@@ -30,7 +30,7 @@ from harness.broker import LocalKafka
 from harness.poll import eventually
 from lagassign.lagview.kafka.clients import KafkaClients
 from lagassign.lagview.kafka.nudge import NUDGE_TOPIC, NudgeResult, nudge
-from tests.broker.consumers import consumers, create_topic, each_partition_once, poll_until
+from tests.broker.consumers import consumers, create_topic, each_partition_once, poll_until, pump
 
 pytestmark = [pytest.mark.kafka]
 
@@ -144,7 +144,7 @@ def test_the_nudge_needs_read_on_the_group_and_describe_on_its_topic(
 
         # The members go on: the leave's epoch is reconciled and they keep their partitions.
         def reconciled() -> bool:
-            now = poll_until(members, settled, 0.5)
+            now = pump(members)
             return settled(now) and now == state
 
         eventually(reconciled, SETTLE_S, "the members hold the same partitions after the nudge")
