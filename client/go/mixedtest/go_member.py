@@ -1,5 +1,5 @@
 """A franz-go consumer with the Go shim (``groupmember``) in a process of its own, with
-the interface of the Java and Python test members of ``tests/client/members.py``."""
+the interface of the Java and Python test members (:mod:`tests.client.member`)."""
 
 from __future__ import annotations
 
@@ -8,34 +8,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.client.members import Partition, ProcessMember
+from tests.client.member import Partition
+from tests.client.process_member import ProcessMember
 
 
 class GoMember(ProcessMember):
-    """``groupmember`` reporting JSON lines on stdout; stopped through stdin, else by its pid."""
+    """``groupmember`` reporting JSON lines on stdout; stopped through stdin, else by its pid.
 
-    def __init__(
-        self,
-        program: Path,
-        name: str,
-        bootstrap: str,
-        group: str,
-        topics: Sequence[str],
-        url: str,
-        timeout_s: float,
-        log_dir: Path,
-        cooperative: bool = False,
-    ) -> None:
-        command = [
-            str(program),
-            bootstrap,
-            group,
-            ",".join(topics),
-            url,
-            str(round(timeout_s * 1000)),
-            name,
-            *(["cooperative"] if cooperative else []),
-        ]
+    ``command``: the program and its arguments, ``BOOTSTRAP GROUP TOPICS URL TIMEOUT_MS NAME
+    [cooperative]`` (see :func:`mixed_group.MixedGroups.go`).
+    """
+
+    def __init__(self, name: str, command: Sequence[str], log_dir: Path) -> None:
         super().__init__(name, command, log_dir)
         self._revoked: Counter[Partition] = Counter()
 
