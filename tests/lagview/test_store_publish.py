@@ -1,8 +1,7 @@
-"""A refresh's snapshots are put together off the event loop, then stored at once."""
+"""A refresh's snapshots are stored at once: a reader's mapping is replaced, never changed."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 
 from lagassign.lagview.kafka.clients import GroupRead, KafkaClients
@@ -22,24 +21,19 @@ def read(group_id: str) -> GroupRead:
 OFFSETS = {"t": TopicOffsets("t", {p: PartitionOffsets(0, 2 * p, None) for p in range(PARTITIONS)})}
 
 
-def test_publish_lets_the_loop_run_and_stores_what_snapshot_of_gives() -> None:
+def test_publish_replaces_the_cache_whole_with_what_snapshot_of_gives() -> None:
     store = SnapshotStore(KafkaClients("127.0.0.1:1"), groups=["a", "b"])
     reads = [read("a"), read("b")]
-    turns: list[int] = []
-
-    async def run() -> list[str]:
-        async def other_caller() -> None:
-            turns.append(len(store.snapshots()))
-
-        caller = asyncio.create_task(other_caller())
-        fresh = await store.publish(reads, OFFSETS, T0)
-        await caller
-        return [s.group_id for s in fresh]
-
-    assert asyncio.run(run()) == ["a", "b"]
-    assert turns == [0]  # the caller ran before the snapshots were stored
+    before = store.snapshots()
+    fresh = store.publish(reads, OFFSETS, T0)
+    assert [s.group_id for s in fresh] == ["a", "b"]
+    assert dict(before) == {}  # what a reader held is left as it was
     for r in reads:
         assert store.snapshot(r.group_id) == store.snapshot_of(r, OFFSETS, T0)
     stored = store.snapshot("a")
     assert stored is not None
     assert sum(p.lag for p in stored.partitions if p.lag is not None) == sum(range(PARTITIONS))
+    held = store.snapshots()
+    store.forget_untracked({"a"})
+    assert sorted(held) == ["a", "b"]
+    assert sorted(store.snapshots()) == ["a"]

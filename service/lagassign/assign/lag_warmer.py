@@ -51,9 +51,13 @@ class LagWarmer:
             await asyncio.shield(self._task)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        """Stop the warming under way; a second close, or one from another loop than the
+        warming's (the lag view closes its listeners on its own loop), has nothing to do."""
+        task, self._task = self._task, None
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            return
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
     async def _warm(self, groups: Sequence[str]) -> None:
         for group_id in groups:

@@ -2,7 +2,9 @@
 
 :func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
 It makes the metrics, the lag view (the real one over the configured cluster,
-the one a test passes in, or none), its refresh listeners (the metrics, the
+run with its Kafka clients and refresh listeners on an event loop of its own in a
+thread of its own, :mod:`lagassign.lagview.own_loop`; the one a test passes in;
+or none), its refresh listeners (the metrics, the
 history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
 window), the forecast source when ``LAGASSIGN_WEIGHTS_PATH`` is set, and the
 answer log, the lag model of ``POST /assign`` and what it keeps between rebalances
@@ -28,6 +30,7 @@ from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
+from lagassign.lagview.own_loop import KafkaLoop
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation
@@ -181,7 +184,8 @@ def refresh_listeners(settings: Settings, metrics: ServiceMetrics) -> list[Refre
 
 
 def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> LagView:
-    """The lag view of the configured cluster (not started)."""
+    """The lag view of the configured cluster (not started), on a loop of its own: its
+    refreshes do not hold the routes' loop (the broker plugin's call has 50 ms)."""
     read_committed: dict[str, Isolation] = {
         g: "read_committed" for g in settings.read_committed_groups
     }
@@ -199,6 +203,7 @@ def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> L
         track_consumer_groups=settings.track_consumer_groups,
         max_on_demand_groups=settings.max_tracked_groups,
         on_demand_idle_s=settings.tracked_group_idle_s,
+        own_loop=KafkaLoop(),
     )
 
 

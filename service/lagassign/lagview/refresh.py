@@ -190,7 +190,7 @@ class RefreshLoop:
             for t in sorted(topics)
             if t in offsets and offsets[t].error and offsets[t].exists
         ]
-        fresh = await store.publish(reads, offsets, as_of)
+        fresh = store.publish(reads, offsets, as_of)
         store.forget_untracked(set(group_ids))
         await self._stamp_stalls()
         errors += await self._index_consumer_groups(opened)

@@ -2,10 +2,13 @@
 
 Readers (``/assign``, ``/groups``, ``/metrics``) only read the cache and never
 wait on Kafka; the refresh loop (:mod:`lagassign.lagview.refresh`) publishes
-into it. The store also knows which groups are tracked, the reset policy and
-isolation level each group's lags are computed with, and which topics each
-group read last time. :meth:`SnapshotStore.fetch_group` reads one group that
-is not cached yet, within a time budget.
+into it. The cache is a mapping replaced whole on every change, never changed in
+place, so a reader on another thread than the refresh loop's
+(:mod:`lagassign.lagview.own_loop`) reads it without a lock. The store also
+knows which groups are tracked, the reset policy and isolation level each
+group's lags are computed with, and which topics each group read last time.
+:meth:`SnapshotStore.fetch_group` reads one group that is not cached yet, within
+a time budget.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ class SnapshotStore:
         )
         self.clock = clock
         self._clients = clients
-        self._snapshots: dict[str, GroupSnapshot] = {}
+        # Replaced whole on every change (see the module docstring).
+        self._snapshots: Mapping[str, GroupSnapshot] = MappingProxyType({})
         self._listed: dict[str, ListedGroup] = {}
         self._group_topics: dict[str, frozenset[str]] = {}
         self._named_topics: dict[str, frozenset[str]] = {}
@@ -96,8 +100,17 @@ class SnapshotStore:
         return self._snapshots.get(group_id)
 
     def snapshots(self) -> Mapping[str, GroupSnapshot]:
-        """Every cached snapshot, by group id (a read-only copy)."""
-        return MappingProxyType(dict(self._snapshots))
+        """Every cached snapshot, by group id (read-only; a change replaces it whole)."""
+        return self._snapshots
+
+    def _replace(self, changed: Mapping[str, GroupSnapshot], dropped: Collection[str] = ()) -> None:
+        """Publish the cache with ``changed`` in and ``dropped`` out, as a new mapping."""
+        if not changed and not any(g in self._snapshots for g in dropped):
+            return
+        gone = set(dropped)
+        snapshots = {g: s for g, s in self._snapshots.items() if g not in gone}
+        snapshots.update(changed)
+        self._snapshots = MappingProxyType(snapshots)
 
     def track(self, group_id: str, topics: Collection[str] = ()) -> None:
         """Track ``group_id`` from the next refresh on, with the ``topics`` its rebalance named.
@@ -106,8 +119,9 @@ class SnapshotStore:
         reads them for the group whether or not it has committed offsets on them.
         Any group this evicts (idle, or past the cap) is forgotten.
         """
-        for dropped in self.tracking.register(group_id):
-            self._snapshots.pop(dropped, None)
+        evicted = self.tracking.register(group_id)
+        self._replace({}, evicted)
+        for dropped in evicted:
             self._group_topics.pop(dropped, None)
             self._named_topics.pop(dropped, None)
         if topics:
@@ -143,33 +157,25 @@ class SnapshotStore:
             if read.error is None:
                 self._group_topics[read.group_id] = frozenset(read.topics())
 
-    async def publish(
+    def publish(
         self, reads: Iterable[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
     ) -> list[GroupSnapshot]:
-        """Store one snapshot per read group; the fresh ones (read without error).
+        """Store one snapshot per read group, all at once; the fresh ones (read without error).
 
-        The snapshots are put together in a worker thread (a walk of every
-        partition of every group; meanwhile the event loop answers the calls that
-        come, such as the broker plugin's), then stored here at once. A snapshot
-        read on demand after this refresh started is newer, and kept.
+        A snapshot read on demand after this refresh started is newer, and kept.
         """
-        reads = list(reads)
-        built = await asyncio.to_thread(self._snapshots_of, reads, offsets, as_of)
+        published: dict[str, GroupSnapshot] = {}
         fresh: list[GroupSnapshot] = []
-        for read, snapshot in zip(reads, built, strict=True):
+        for read in reads:
             previous = self._snapshots.get(read.group_id)
             if previous is not None and previous.error is None and previous.as_of > as_of:
                 continue
-            self._snapshots[read.group_id] = snapshot
+            snapshot = published[read.group_id] = self.snapshot_of(read, offsets, as_of)
             if snapshot.error is None:
                 self.stalls.observe(snapshot)
                 fresh.append(snapshot)
+        self._replace(published)
         return fresh
-
-    def _snapshots_of(
-        self, reads: list[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
-    ) -> list[GroupSnapshot]:
-        return [self.snapshot_of(read, offsets, as_of) for read in reads]
 
     def snapshot_of(
         self, read: GroupRead, offsets: Mapping[str, TopicOffsets], as_of: datetime
@@ -198,13 +204,16 @@ class SnapshotStore:
 
     def mark_stale(self, reason: str) -> None:
         """Keep every snapshot, marked stale with ``reason`` (Kafka is unreachable)."""
-        for group_id, previous in list(self._snapshots.items()):
-            if previous.error != reason:
-                self._snapshots[group_id] = kept_stale(previous, reason)
+        self._replace(
+            {
+                group_id: kept_stale(previous, reason)
+                for group_id, previous in self._snapshots.items()
+                if previous.error != reason
+            }
+        )
 
     def forget_untracked(self, tracked: set[str]) -> None:
-        for group_id in [g for g in self._snapshots if g not in tracked]:
-            del self._snapshots[group_id]
+        self._replace({}, [g for g in self._snapshots if g not in tracked])
         for group_id in [g for g in self._group_topics if g not in tracked]:
             del self._group_topics[group_id]
         for group_id in [g for g in self._named_topics if g not in tracked]:
@@ -251,7 +260,7 @@ class SnapshotStore:
             log.info("on-demand read of group %r failed: %s", group_id, failure_text(exc))
             return None
         snapshot = self.snapshot_of(read, offsets, self.clock())
-        self._snapshots[group_id] = snapshot
+        self._replace({group_id: snapshot})
         if snapshot.error is None:
             self.stalls.observe(snapshot)
         return snapshot

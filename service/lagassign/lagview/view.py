@@ -4,22 +4,31 @@
 :class:`~lagassign.lagview.store.SnapshotStore` and the
 :class:`~lagassign.lagview.kafka.clients.KafkaClients` it builds from plain values; it
 answers reads from the store, so it is the
-:class:`~lagassign.lagview.reader.LagReader` the HTTP service reads.
+:class:`~lagassign.lagview.reader.LagReader` the HTTP service reads. Given its own
+loop (:mod:`lagassign.lagview.own_loop`), it refreshes there and hands there what
+asks Kafka.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+import asyncio
+import logging
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from lagassign.lagview.kafka.clients import KafkaClients
 from lagassign.lagview.kafka.nudge import NudgeResult, nudge
 from lagassign.lagview.listeners import RefreshListener
+from lagassign.lagview.own_loop import STOP_S, KafkaLoop
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import SnapshotStore, utc_now
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class LagView(RefreshLoop):
@@ -44,7 +53,10 @@ class LagView(RefreshLoop):
       of the cluster, so the broker plugin's requests resolve to them;
     - ``max_on_demand_groups``/``on_demand_idle_s``: groups tracked through
       :meth:`track` are capped (least recently used dropped first) and expire
-      when unused this long.
+      when unused this long;
+    - ``own_loop``: run the refreshes, the Kafka clients and the listeners on this
+      :class:`~lagassign.lagview.own_loop.KafkaLoop` (an event loop in a thread of
+      its own); without it, everything runs on the caller's loop.
     """
 
     def __init__(
@@ -66,6 +78,7 @@ class LagView(RefreshLoop):
         clock: Callable[[], datetime] = utc_now,
         max_on_demand_groups: int = 1_000,
         on_demand_idle_s: float = 3_600.0,
+        own_loop: KafkaLoop | None = None,
     ) -> None:
         clients = KafkaClients(
             bootstrap_servers, client_kwargs=client_kwargs, request_timeout_s=request_timeout_s
@@ -92,6 +105,33 @@ class LagView(RefreshLoop):
             track_consumer_groups=track_consumer_groups,
         )
         self.request_timeout_s = request_timeout_s
+        self.own_loop = own_loop
+
+    async def _on_own_loop(self, work: Coroutine[Any, Any, T]) -> T:
+        """``work`` run on the view's own loop, if it has one."""
+        return await (work if self.own_loop is None else self.own_loop.run(work))
+
+    # --- handed to the own loop: what asks Kafka or changes what is tracked -------------
+
+    async def start(self) -> None:
+        await self._on_own_loop(super().start())
+
+    async def stop(self) -> None:
+        """Stop the refreshes, the clients and the listeners (on the own loop: within
+        :data:`~lagassign.lagview.own_loop.STOP_S`), then the own loop's thread."""
+        if self.own_loop is None:
+            await super().stop()
+            return
+        try:
+            async with asyncio.timeout(STOP_S):
+                await self.own_loop.run(super().stop())
+        except TimeoutError:
+            log.warning("the lag view did not stop within %.1f s; its loop is ended", STOP_S)
+        finally:
+            await self.own_loop.close()
+
+    async def refresh(self) -> bool:
+        return await self._on_own_loop(super().refresh())
 
     def reset_policy_of(self, group_id: str) -> ResetPolicy:
         """The reset policy the lags of ``group_id`` are computed with."""
@@ -111,7 +151,10 @@ class LagView(RefreshLoop):
 
     def track(self, group_id: str, topics: Collection[str] = ()) -> None:
         """Track ``group_id`` from the next refresh on, with the ``topics`` its rebalance named."""
-        self.store.track(group_id, topics)
+        if self.own_loop is None:
+            self.store.track(group_id, topics)
+        else:
+            self.own_loop.call(self.store.track, group_id, tuple(topics))
 
     @property
     def tracked_groups_evicted_total(self) -> int:
@@ -122,11 +165,14 @@ class LagView(RefreshLoop):
         self, group_id: str, budget_s: float, topics: Collection[str] = ()
     ) -> GroupSnapshot | None:
         """The snapshot of ``group_id`` listing ``topics``, read within ``budget_s`` if need be."""
-        return await self.store.fetch_group(group_id, budget_s, topics)
+        return await self._on_own_loop(self.store.fetch_group(group_id, budget_s, topics))
 
     async def nudge(self, group_id: str, wait_s: float = 10.0) -> NudgeResult:
         """Make the broker recompute ``group_id``'s target assignment (:mod:`.nudge`):
         the sidecar's own member joins and leaves, through the view's connection."""
+        return await self._on_own_loop(self._nudge(group_id, wait_s))
+
+    async def _nudge(self, group_id: str, wait_s: float) -> NudgeResult:
         clients = await self.clients.ensure()
         return await nudge(
             clients.groups, group_id, wait_s=wait_s, timeout_s=self.request_timeout_s

@@ -25,7 +25,6 @@ forgotten, and so is a partition its group no longer lists.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from array import array
 from bisect import bisect_right
@@ -46,8 +45,6 @@ DEFAULT_MAX_POINTS = 64
 DEFAULT_RECENT_S = 30.0
 #: The longest step that counts is at least this long (the pipeline's default).
 MIN_MAX_GAP_S = 60.0
-#: Partitions recorded between two turns of the event loop (about 2 ms of work).
-RECORD_SLICE = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,14 +276,10 @@ class RateWindow:
     # --- as a refresh listener -------------------------------------------------------------
 
     async def refreshed(self, refresh: Refresh) -> None:
-        """Record every fresh snapshot, giving the event loop a turn every
-        :data:`RECORD_SLICE` partitions (a call waiting for it, such as the broker
-        plugin's, is not held for a whole group)."""
+        """Record every fresh snapshot (on the lag view's own loop, in its own thread)."""
         newest = 0
         for snapshot in refresh.fresh:
-            for _ in self._recording(snapshot):
-                await asyncio.sleep(0)
-            newest = max(newest, _time_of(snapshot))
+            newest = max(newest, self.record(snapshot))
         if newest:
             self.forget_older_than(newest - self.window_ms)
 
@@ -299,27 +292,15 @@ class RateWindow:
         """Add one point per partition of ``snapshot`` with a known log end; its time in ms.
 
         A partition the snapshot no longer lists leaves the window; a row kept
-        from an earlier refresh (``stale``) adds nothing.
-        """
-        for _ in self._recording(snapshot):
-            pass
-        return _time_of(snapshot)
-
-    def _recording(self, snapshot: GroupSnapshot) -> Iterator[None]:
-        """:meth:`record`, pausing after every :data:`RECORD_SLICE` partitions.
-
-        Each partition's window takes its point whole; the group's mapping of
-        windows is replaced once every partition is recorded (until then a reader
-        sees the partitions of the last refresh, some with this one's point).
+        from an earlier refresh (``stale``) adds nothing. The group's mapping of
+        windows is replaced once every partition is recorded.
         """
         t_ms = _time_of(snapshot)
         old = self._groups.get(snapshot.group_id, {})
         windows: dict[TopicPartition, PartitionWindow] = {}
         window_ms, spacing_ms = self.window_ms, self.spacing_ms
         max_gap_ms, max_points, recent_ms = self.max_gap_ms, self.max_points, self.recent_ms
-        for i, p in enumerate(snapshot.partitions, 1):
-            if i % RECORD_SLICE == 0:
-                yield
+        for p in snapshot.partitions:
             key = (p.topic, p.partition)
             window = old.get(key)
             if window is None:
@@ -340,6 +321,7 @@ class RateWindow:
             )
         self._groups[snapshot.group_id] = windows
         self._newest[snapshot.group_id] = t_ms
+        return t_ms
 
     def forget_older_than(self, t_ms: int) -> None:
         """Drop the groups whose newest point is older than ``t_ms``."""
