@@ -11,7 +11,7 @@ from aiokafka import TopicPartition  # type: ignore[import-untyped]
 from harness.broker import LocalKafka
 from harness.builders import create_topic, members, produce
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.lagview.view import LagView
+from tests.lagview.test_lag_exact import read_once
 
 pytestmark = pytest.mark.kafka
 
@@ -61,12 +61,7 @@ def test_every_partition_matches_kafka_consumer_groups(
                 held = sorted(member.assignment())
                 offsets = {tp: topics[tp.topic][tp.partition] * 2 // 3 for tp in held[1:]}
                 await member.commit(offsets)
-            view = LagView(kafka_broker.bootstrap, groups=[group], request_timeout_s=10)
-            try:
-                assert await view.refresh(), view.last_refresh_error
-                snapshot = view.snapshot(group)
-            finally:
-                await view.stop()
+            snapshot = (await read_once(kafka_broker.bootstrap, [group])).get(group)
             described = await asyncio.to_thread(
                 kafka_broker.consumer_groups, "--describe", "--group", group
             )

@@ -19,12 +19,10 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lagassign.lagview.kafka.consumer_group_describe import ConsumerGroupDescribeResponseV0
+from lagassign.lagview.kafka.group_requests import OffsetFetchResponseV3
 from lagassign.lagview.kafka.groups import consumer_group_answer
-from lagassign.lagview.kafka.protocol import (
-    ConsumerGroupDescribeResponseV0,
-    MetadataResponseV5,
-    OffsetFetchResponseV3,
-)
+from lagassign.lagview.kafka.metadata import MetadataResponseV5
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 int16 = st.integers(-(2**15), 2**15 - 1)

@@ -11,6 +11,7 @@ import pytest
 from harness.broker import KAFKA_SCRIPT, LocalKafka
 from harness.builders import commit, create_topic, produce
 from lagassign.lagview.view import LagView
+from tests.lagview.test_lag_exact import read_once
 
 pytestmark = pytest.mark.kafka
 
@@ -92,12 +93,7 @@ def test_consumer_protocol_group_is_reported_as_such(
     )
 
     async def scenario() -> None:
-        view = LagView(kafka_broker.bootstrap, groups=[group], request_timeout_s=10)
-        try:
-            assert await view.refresh(), view.last_refresh_error
-            snapshot = view.snapshot(group)
-        finally:
-            await view.stop()
+        snapshot = (await read_once(kafka_broker.bootstrap, [group])).get(group)
         assert snapshot is not None
         assert snapshot.protocol_type == "consumer"
         assert snapshot.state == "Empty"

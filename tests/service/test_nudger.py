@@ -18,9 +18,12 @@ from lagassign.groups.nudger import GroupNudger, nudge_line
 from lagassign.groups.page import render_group
 from lagassign.groups.report import group_report
 from lagassign.http.schemas_advice import AdviceOut
+from lagassign.lagview.kafka.consumer_group_describe import (
+    DescribedConsumerGroup,
+    DescribedConsumerMember,
+)
 from lagassign.lagview.kafka.groups import NUDGE_TOPIC, consumer_group_answer
 from lagassign.lagview.kafka.nudge import NudgeResult
-from lagassign.lagview.kafka.protocol import DescribedConsumerGroup, DescribedConsumerMember
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.nudge import NudgeCollector

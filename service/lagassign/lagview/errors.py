@@ -24,26 +24,32 @@ class LagViewError(Exception):
     """Kafka did not answer what the view asked for."""
 
 
-class GroupReadError(LagViewError):
+class ReadError(LagViewError):
+    """One thing the view reads could not be read: ``what`` it is (``group 'g'``) and why."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}")
+        self.reason = reason
+
+
+class GroupReadError(ReadError):
     """One group could not be read; ``group_id`` names it."""
 
     def __init__(self, group_id: str, reason: str) -> None:
-        super().__init__(f"group {group_id!r}: {reason}")
+        super().__init__(f"group {group_id!r}", reason)
         self.group_id = group_id
-        self.reason = reason
 
 
 class CoordinatorMoved(GroupReadError):
     """The group's coordinator answered that it is not (or not yet) the coordinator."""
 
 
-class TopicOffsetsError(LagViewError):
+class TopicOffsetsError(ReadError):
     """One topic's offsets could not be read; ``topic`` names it."""
 
     def __init__(self, topic: str, reason: str) -> None:
-        super().__init__(f"topic {topic!r}: {reason}")
+        super().__init__(f"topic {topic!r}", reason)
         self.topic = topic
-        self.reason = reason
 
 
 class InvalidLagViewSettings(ValueError):

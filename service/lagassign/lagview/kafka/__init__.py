@@ -4,7 +4,10 @@
   through them;
 - :mod:`.groups`: the group list, one group's description and committed offsets;
 - :mod:`.offsets`: log start and end offsets of topics, once per refresh;
-- :mod:`.protocol`: the Kafka protocol messages the view sends itself;
+- the Kafka protocol messages the view sends itself, one module per request kind:
+  :mod:`.group_requests` (``ListGroups``, ``DescribeGroups``, ``OffsetFetch``),
+  :mod:`.consumer_group_describe` (KIP-848), :mod:`.metadata` (topics, topic ids),
+  over :mod:`.wire` (hand-written decoders, requests of one version);
 - :mod:`.record_times`: the timestamp of the first record a group has not consumed;
 - :mod:`.nudge`: making the broker recompute a consumer-protocol group's assignment.
 

@@ -9,9 +9,9 @@ the broker says it moved.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.errors import (  # type: ignore[import-untyped]
@@ -25,23 +25,26 @@ from aiokafka.protocol.commit import OffsetFetchRequest  # type: ignore[import-u
 
 from lagassign.lagview.assignment_note import read_assignment_note, read_subscription_note
 from lagassign.lagview.errors import CoordinatorMoved, GroupReadError
-from lagassign.lagview.kafka.protocol import (
-    ConsumerGroupDescribe,
+from lagassign.lagview.kafka.consumer_group_describe import (
     ConsumerGroupDescribeResponseV0,
     DescribedConsumerGroup,
-    DescribeGroupsV4,
-    ListGroupsV5,
-    OffsetFetchAll,
-    OffsetFetchResponseV3,
-    TopicIds,
-    TopicIdsResponseV12,
+    consumer_group_describe,
 )
+from lagassign.lagview.kafka.group_requests import (
+    OffsetFetchResponseV3,
+    describe_groups_v4,
+    list_groups_v5,
+    offset_fetch_all,
+)
+from lagassign.lagview.kafka.metadata import TopicIdsResponseV12, topic_ids
 from lagassign.lagview.member_metadata import (
     Subscription,
     decode_member_assignment,
     decode_subscription,
 )
 from lagassign.lagview.snapshot import MemberDescription
+
+T = TypeVar("T")
 
 # Errors after which the group's coordinator must be looked up again.
 COORDINATOR_MOVED = (
@@ -157,7 +160,7 @@ class GroupReader:
         ]
         found: dict[str, ListedGroup] = {}
         for node in nodes:
-            response = await self._client.send(node, ListGroupsV5())
+            response = await self._client.send(node, list_groups_v5())
             if response.error_code:
                 raise for_code(response.error_code)("ListGroups failed")
             for group, protocol_type, state, group_type, _tags in response.groups:
@@ -201,12 +204,9 @@ class GroupReader:
         """
         if self._types.get(group_id) == CONSUMER:
             return await self.describe_consumer_group(group_id)
-        try:
-            async with asyncio.timeout(self._timeout_s):
-                node = await self.coordinator(group_id)
-                raw = await self._describe_raw(group_id, node)
-        except TimeoutError as exc:
-            raise GroupReadError(group_id, "describe timed out") from exc
+        raw = await self._at_coordinator(
+            group_id, "describe", lambda node: self._describe_raw(group_id, node)
+        )
         if raw[0]:
             self._raise_group_error(group_id, "describe", raw[0])
         return describe_answer(group_id, raw)
@@ -214,7 +214,7 @@ class GroupReader:
     async def _describe_raw(self, group_id: str, node: int) -> tuple[Any, ...]:
         if self._v4_describe:
             try:
-                response = await self._client.send(node, DescribeGroupsV4(group_id))
+                response = await self._client.send(node, describe_groups_v4(group_id))
             except (NotImplementedError, IncompatibleBrokerVersion):
                 self._v4_describe = False
             else:
@@ -228,13 +228,11 @@ class GroupReader:
     async def describe_consumer_group(self, group_id: str) -> GroupDescription:
         """``ConsumerGroupDescribe`` (KIP-848) for one consumer-protocol group."""
         try:
-            async with asyncio.timeout(self._timeout_s):
-                node = await self.coordinator(group_id)
-                response: ConsumerGroupDescribeResponseV0 = await self._client.send(
-                    node, ConsumerGroupDescribe(group_id)
-                )
-        except TimeoutError as exc:
-            raise GroupReadError(group_id, "consumer group describe timed out") from exc
+            response: ConsumerGroupDescribeResponseV0 = await self._at_coordinator(
+                group_id,
+                "consumer group describe",
+                lambda node: self._client.send(node, consumer_group_describe(group_id)),
+            )
         except (NotImplementedError, IncompatibleBrokerVersion) as exc:
             raise GroupReadError(
                 group_id, "the broker does not offer ConsumerGroupDescribe"
@@ -248,7 +246,7 @@ class GroupReader:
         """Every topic of the cluster: topic id -> name (``Metadata`` v12)."""
         async with asyncio.timeout(self._timeout_s):
             response: TopicIdsResponseV12 = await self._client.send(
-                self._client.get_random_node(), TopicIds()
+                self._client.get_random_node(), topic_ids()
             )
         return response.topic_names
 
@@ -259,12 +257,9 @@ class GroupReader:
         (coordinator loading or moved) is checked, which aiokafka's admin client
         does not do: an unread group must never look like a group without commits.
         """
-        try:
-            async with asyncio.timeout(self._timeout_s):
-                node = await self.coordinator(group_id)
-                response = await self._offset_fetch(group_id, node)
-        except TimeoutError as exc:
-            raise GroupReadError(group_id, "committed offsets timed out") from exc
+        response = await self._at_coordinator(
+            group_id, "committed offsets", lambda node: self._offset_fetch(group_id, node)
+        )
         if response.error_code:
             self._raise_group_error(group_id, "committed offsets", response.error_code)
         for topic, partition, error in response.partition_errors:
@@ -276,11 +271,21 @@ class GroupReader:
                 committed[topic] = kept
         return committed
 
+    async def _at_coordinator(
+        self, group_id: str, what: str, ask: Callable[[int], Awaitable[T]]
+    ) -> T:
+        """``ask(node)`` of the group's coordinator, both within the request timeout."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                return await ask(await self.coordinator(group_id))
+        except TimeoutError as exc:
+            raise GroupReadError(group_id, f"{what} timed out") from exc
+
     async def _offset_fetch(self, group_id: str, node: int) -> OffsetFetchResponseV3:
         if self._v3_offsets:
             try:
                 answer: OffsetFetchResponseV3 = await self._client.send(
-                    node, OffsetFetchAll(group_id)
+                    node, offset_fetch_all(group_id)
                 )
                 return answer
             except (NotImplementedError, IncompatibleBrokerVersion):

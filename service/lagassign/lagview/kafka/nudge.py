@@ -41,7 +41,6 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
     for_code,
 )
 from aiokafka.protocol.abstract import AbstractType  # type: ignore[import-untyped]
-from aiokafka.protocol.api import Request, RequestStruct, Response  # type: ignore[import-untyped]
 from aiokafka.protocol.types import (  # type: ignore[import-untyped]
     CompactArray,
     CompactString,
@@ -54,8 +53,9 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 
 from lagassign.lagview.errors import LagViewError
 from lagassign.lagview.kafka.groups import COORDINATOR_MOVED, NUDGE_TOPIC, GroupReader
+from lagassign.lagview.kafka.wire import OneVersion, request_struct, response_struct
 
-__all__ = ["NUDGE_TOPIC", "ConsumerGroupHeartbeat", "NudgeResult", "nudge"]
+__all__ = ["NUDGE_TOPIC", "NudgeResult", "heartbeat_request", "nudge"]
 
 CONSUMER_GROUP_HEARTBEAT_KEY = 68
 #: Member epochs of the heartbeat: 0 joins, -1 leaves.
@@ -113,76 +113,63 @@ _TOPIC_PARTITIONS = CompactArray(
 )
 
 
-class ConsumerGroupHeartbeatResponseV1(Response):  # type: ignore[misc]
-    API_KEY = CONSUMER_GROUP_HEARTBEAT_KEY
-    API_VERSION = 1
-    SCHEMA = Schema(
-        ("throttle_time_ms", Int32),
-        ("error_code", Int16),
-        ("error_message", CompactString("utf-8")),
-        ("member_id", CompactString("utf-8")),
-        ("member_epoch", Int32),
-        ("heartbeat_interval_ms", Int32),
-        (
-            "assignment",
-            _NullableStruct(("topic_partitions", _TOPIC_PARTITIONS), ("tags", TaggedFields)),
-        ),
-        ("tags", TaggedFields),
-    )
+ConsumerGroupHeartbeatResponseV1 = response_struct(
+    CONSUMER_GROUP_HEARTBEAT_KEY,
+    1,
+    ("throttle_time_ms", Int32),
+    ("error_code", Int16),
+    ("error_message", CompactString("utf-8")),
+    ("member_id", CompactString("utf-8")),
+    ("member_epoch", Int32),
+    ("heartbeat_interval_ms", Int32),
+    (
+        "assignment",
+        _NullableStruct(("topic_partitions", _TOPIC_PARTITIONS), ("tags", TaggedFields)),
+    ),
+    ("tags", TaggedFields),
+)
 
 
-class ConsumerGroupHeartbeatRequestV1(RequestStruct):  # type: ignore[misc]
-    FLEXIBLE_VERSION = True
-    API_KEY = CONSUMER_GROUP_HEARTBEAT_KEY
-    API_VERSION = 1
-    RESPONSE_TYPE = ConsumerGroupHeartbeatResponseV1
-    SCHEMA = Schema(
-        ("group_id", CompactString("utf-8")),
-        ("member_id", CompactString("utf-8")),
-        ("member_epoch", Int32),
-        ("instance_id", CompactString("utf-8")),
-        ("rack_id", CompactString("utf-8")),
-        ("rebalance_timeout_ms", Int32),
-        ("subscribed_topic_names", CompactArray(CompactString("utf-8"))),
-        ("subscribed_topic_regex", CompactString("utf-8")),
-        ("server_assignor", CompactString("utf-8")),
-        ("topic_partitions", _TOPIC_PARTITIONS),
-        ("tags", TaggedFields),
-    )
+ConsumerGroupHeartbeatRequestV1 = request_struct(
+    ConsumerGroupHeartbeatResponseV1,
+    ("group_id", CompactString("utf-8")),
+    ("member_id", CompactString("utf-8")),
+    ("member_epoch", Int32),
+    ("instance_id", CompactString("utf-8")),
+    ("rack_id", CompactString("utf-8")),
+    ("rebalance_timeout_ms", Int32),
+    ("subscribed_topic_names", CompactArray(CompactString("utf-8"))),
+    ("subscribed_topic_regex", CompactString("utf-8")),
+    ("server_assignor", CompactString("utf-8")),
+    ("topic_partitions", _TOPIC_PARTITIONS),
+    ("tags", TaggedFields),
+    flexible=True,
+)
 
 
-class ConsumerGroupHeartbeat(Request[ConsumerGroupHeartbeatRequestV1]):  # type: ignore[misc]
+def heartbeat_request(
+    group_id: str, member_id: str, member_epoch: int, topics: list[str]
+) -> OneVersion:
     """One ``ConsumerGroupHeartbeat`` of the sidecar's member, v1 only.
 
     ``member_epoch`` 0 joins (subscribed to ``topics``, owning nothing), -1 leaves,
     any other value is a plain heartbeat that changes nothing.
     """
-
-    API_KEY = CONSUMER_GROUP_HEARTBEAT_KEY
-
-    def __init__(self, group_id: str, member_id: str, member_epoch: int, topics: list[str]) -> None:
-        self._group_id = group_id
-        self._member_id = member_id
-        self._epoch = member_epoch
-        self._topics = topics
-
-    def build(
-        self, request_struct_class: type[ConsumerGroupHeartbeatRequestV1]
-    ) -> ConsumerGroupHeartbeatRequestV1:
-        joining = self._epoch == JOIN_EPOCH
-        return request_struct_class(
-            self._group_id,
-            self._member_id,
-            self._epoch,
-            None,  # instance id: a dynamic member
-            None,  # rack
-            REBALANCE_TIMEOUT_MS if joining else -1,
-            self._topics if joining else None,
-            None,  # regex
-            None,  # server assignor: none, so the group's own stays preferred
-            [] if joining else None,  # owned partitions: none
-            {},
-        )
+    joining = member_epoch == JOIN_EPOCH
+    return OneVersion(
+        ConsumerGroupHeartbeatRequestV1,
+        group_id,
+        member_id,
+        member_epoch,
+        None,  # instance id: a dynamic member
+        None,  # rack
+        REBALANCE_TIMEOUT_MS if joining else -1,
+        topics if joining else None,
+        None,  # regex
+        None,  # server assignor: none, so the group's own stays preferred
+        [] if joining else None,  # owned partitions: none
+        {},
+    )
 
 
 def new_member_id() -> str:
@@ -217,13 +204,15 @@ class _Refused(LagViewError):
 
 
 async def _heartbeat(
-    groups: GroupReader, node: int, request: ConsumerGroupHeartbeat
-) -> ConsumerGroupHeartbeatResponseV1:
-    response: ConsumerGroupHeartbeatResponseV1 = await groups.client.send(node, request)
+    groups: GroupReader, node: int, group_id: str, member_id: str, epoch: int, *topics: str
+) -> Any:
+    """The coordinator's answer to one heartbeat (:func:`heartbeat_request`)."""
+    request = heartbeat_request(group_id, member_id, epoch, list(topics))
+    response = await groups.client.send(node, request)
     if response.error_code:
         error = for_code(response.error_code)
         if issubclass(error, COORDINATOR_MOVED):
-            groups.forget_coordinator(request._group_id)
+            groups.forget_coordinator(group_id)
         message = f": {response.error_message}" if response.error_message else ""
         # aiokafka names every code it does not know UnknownError: keep the code too.
         raise _Refused(f"{error.__name__} (error code {response.error_code}){message}")
@@ -261,9 +250,7 @@ async def nudge(
             node = await groups.coordinator(group_id)
             before = (await groups.describe_consumer_group(group_id)).group_epoch
             joined = True  # from here on the leave is always sent
-            join = await _heartbeat(
-                groups, node, ConsumerGroupHeartbeat(group_id, member_id, JOIN_EPOCH, [NUDGE_TOPIC])
-            )
+            join = await _heartbeat(groups, node, group_id, member_id, JOIN_EPOCH, NUDGE_TOPIC)
         epoch, recomputed = join.member_epoch, False
         deadline = time.monotonic() + wait_s
         for _ in range(int(wait_s / POLL_S) + 1):
@@ -280,9 +267,7 @@ async def nudge(
             # A heartbeat keeps the member in the group and lets the coordinator compute
             # the target once its assignment interval has passed.
             async with asyncio.timeout(timeout_s):
-                beat = await _heartbeat(
-                    groups, node, ConsumerGroupHeartbeat(group_id, member_id, epoch, [])
-                )
+                beat = await _heartbeat(groups, node, group_id, member_id, epoch)
             epoch = beat.member_epoch
         outcome: NudgeOutcome = "nudged" if recomputed else "not_recomputed"
         detail = "" if recomputed else f"no new target assignment within {wait_s:g} s"
@@ -307,9 +292,7 @@ async def _leave(
     """Send the leave; ``None`` when the coordinator took it, else why not."""
     try:
         async with asyncio.timeout(timeout_s):
-            await _heartbeat(
-                groups, node, ConsumerGroupHeartbeat(group_id, member_id, LEAVE_EPOCH, [])
-            )
+            await _heartbeat(groups, node, group_id, member_id, LEAVE_EPOCH)
     except (_Refused, KafkaError, LagViewError, TimeoutError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None

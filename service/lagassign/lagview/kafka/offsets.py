@@ -24,7 +24,7 @@ from aiokafka.errors import (  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataRequest  # type: ignore[import-untyped]
 
 from lagassign.lagview.errors import LagViewError, TopicOffsetsError
-from lagassign.lagview.kafka.protocol import TopicMetadata
+from lagassign.lagview.kafka.metadata import topic_metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ class OffsetReader:
             raise LagViewError("no broker known to send Metadata to")
         async with asyncio.timeout(self._timeout_s):
             try:
-                response = await self._client.send(node, TopicMetadata(sorted(topics)))
+                response = await self._client.send(node, topic_metadata(sorted(topics)))
             except (NotImplementedError, IncompatibleBrokerVersion):
                 request = MetadataRequest(sorted(topics), allow_auto_topic_creation=False)
                 response = await self._client.send(node, request)
