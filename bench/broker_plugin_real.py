@@ -1,0 +1,377 @@
+"""``bench.broker_plugin --real-broker``: the broker plugin where it runs (``make bench-plugin``).
+
+A local broker with the plugin calling a real ``lagassign serve``, real confluent-kafka
+members (``group.protocol=consumer``, ``group.remote.assignor=lagassign``) of one group
+subscribed to ten topics with a skewed backlog (ten hot partitions per topic). One JSON
+line per deadline tried, one for a hung sidecar and one for the sidecar's event loop
+(:mod:`bench.broker_plugin_probe`); the fields are listed in :mod:`bench.broker_plugin`.
+
+Every wait is bounded, and the broker is stopped however the run ends (an error,
+Ctrl-C, SIGTERM): the members are closed in threads given :data:`CLOSE_S` in all,
+the sidecar and the broker are stopped by their pids, and the broker's directory
+(tens of thousands of files at 10,000 partitions) is removed by a detached ``rm``
+so the run does not wait on the disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from bench.broker_plugin import KAFKA_SCRIPT
+from bench.percentiles import percentile
+
+TOPICS = 10
+HOT_PER_TOPIC = 10
+HOT_RECORDS = 50
+SETTLE_S = 300.0
+CYCLES = 3
+#: The longest the members' closing may take, all of them together.
+CLOSE_S = 30.0
+#: The broker's own stop (SIGKILL after this).
+BROKER_STOP_S = 60.0
+REFRESH_INTERVAL_S = 2.0
+COMPUTED = re.compile(
+    r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch \d+"
+    r" with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
+)
+FALLBACK = re.compile(
+    r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
+)
+
+
+class Hung:
+    """A sidecar that accepts connections and never answers (127.0.0.1)."""
+
+    def __init__(self) -> None:
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(64)
+        self.held: list[socket.socket] = []
+        self.stopping = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        self.server.settimeout(0.2)
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.held.append(connection)
+
+    def close(self) -> None:
+        self.stopping.set()
+        for connection in self.held:
+            connection.close()
+        self.server.close()
+
+
+def owners(members: list[Any]) -> dict[tuple[str, int], str]:
+    out: dict[tuple[str, int], str] = {}
+    for consumer in members:
+        for tp in consumer.assignment():
+            out[(tp.topic, tp.partition)] = consumer.memberid()
+    return out
+
+
+def settle(members: list[Any], partitions: int) -> dict[tuple[str, int], str]:
+    """Poll every member until each partition has one owner and every member some (bounded)."""
+    deadline = time.monotonic() + SETTLE_S
+    while time.monotonic() < deadline:
+        for consumer in members:
+            consumer.poll(0.002)
+        state = owners(members)
+        held = sum(len(c.assignment()) for c in members)
+        if len(state) == partitions == held and all(c.assignment() for c in members):
+            return state
+    raise TimeoutError(f"{len(members)} members did not settle on {partitions} partitions")
+
+
+def moved(before: dict[tuple[str, int], str], after: dict[tuple[str, int], str]) -> int:
+    return sum(1 for tp, owner in after.items() if before.get(tp) != owner)
+
+
+def scraped(url: str) -> dict[str, float]:
+    """The sidecar's ``/metrics`` samples of the answers' and refreshes' histograms."""
+    import httpx
+
+    wanted = ("lagassign_assign_duration_seconds", "lagassign_lag_refresh_duration_seconds")
+    out: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics", timeout=30.0).text.splitlines():
+        if line.startswith(wanted):
+            name, _, value = line.rpartition(" ")
+            out[name] = out.get(name, 0.0) + float(value)
+    return out
+
+
+def sidecar_figures(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """What the sidecar measured between two scrapes (``scraped``)."""
+
+    def delta(name: str) -> float:
+        return after.get(name, 0.0) - before.get(name, 0.0)
+
+    answers = delta("lagassign_assign_duration_seconds_count")
+    refreshes = delta("lagassign_lag_refresh_duration_seconds_count")
+    within: dict[str, int] = {}
+    bound = re.compile(r'lagassign_assign_duration_seconds_bucket\{.*le="([^"]+)"')
+    for name in after:
+        found = bound.match(name)
+        if found and found[1] != "+Inf" and float(found[1]) <= 0.25:
+            within[f"{float(found[1]) * 1000:g}"] = round(delta(name))
+    return {
+        "sidecar_answers": round(answers),
+        "sidecar_answer_ms_mean": round(
+            1000 * delta("lagassign_assign_duration_seconds_sum") / max(1.0, answers), 1
+        ),
+        "sidecar_answers_within_ms": within,
+        "sidecar_refresh_ms_mean": round(
+            1000 * delta("lagassign_lag_refresh_duration_seconds_sum") / max(1.0, refreshes), 1
+        ),
+    }
+
+
+def interrupted(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends the run as Ctrl-C does: through every ``finally`` (the broker stopped)."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def bench_broker(sidecar_port: int) -> Iterator[Any]:
+    """A fresh local broker whose plugin calls ``sidecar_port``; stopped however the run ends."""
+    from harness.broker import LocalKafka
+
+    directory = Path(tempfile.mkdtemp(prefix="lagassign-bench-plugin-"))
+    kafka = LocalKafka(
+        directory / "kafka",
+        heap_opts="-Xms512m -Xmx1g",
+        start_args=(
+            "--lagassign-url",
+            f"http://127.0.0.1:{sidecar_port}",
+            "--set",
+            "lagassign.breaker.failures=1000",
+            "--set",
+            "group.consumer.min.heartbeat.interval.ms=500",
+            "--set",
+            "group.consumer.heartbeat.interval.ms=500",
+        ),
+    )
+    (directory / "kafka").mkdir()
+    try:
+        kafka.start(fresh=True, timeout_s=240.0)
+        yield kafka
+    finally:
+        # A second signal must not cut the stop short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            kafka.stop(BROKER_STOP_S)
+        finally:
+            subprocess.Popen(["rm", "-rf", str(directory)], start_new_session=True)
+
+
+def close_all(members: list[Any], timeout_s: float = CLOSE_S) -> None:
+    """Close every member at once in threads of their own, waiting ``timeout_s`` in all
+    (a member still closing then is left to the process's exit)."""
+    threads = [threading.Thread(target=m.close, daemon=True) for m in members]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout_s
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def configs(kafka: Any, *more: str) -> None:
+    """Change the brokers' default dynamic configuration (``kafka-configs --alter``)."""
+    subprocess.run(
+        [
+            str(KAFKA_SCRIPT),
+            "run",
+            "kafka.admin.ConfigCommand",
+            "--bootstrap-server",
+            kafka.bootstrap,
+            "--entity-type",
+            "brokers",
+            "--entity-default",
+            "--alter",
+            *more,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+
+
+def real_broker(argv: list[str]) -> int:
+    from harness.sidecar import free_port
+
+    parser = argparse.ArgumentParser(prog="bench.broker_plugin --real-broker")
+    parser.add_argument("--real-broker", action="store_true")
+    parser.add_argument("--members", type=int, default=50)
+    parser.add_argument("--partitions", type=int, default=10_000)
+    parser.add_argument("--deadlines", default="50,1000", help="lagassign.timeout.ms to try")
+    parser.add_argument("--probe-s", type=float, default=30.0, help="the loop probe's length")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupted)
+    port = free_port()
+    with bench_broker(port) as kafka:
+        cases(kafka, port, args)
+    return 0
+
+
+def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
+    """The deadlines, the hung sidecar and the loop probe, on one group of ``args.members``."""
+    from confluent_kafka import Consumer, Producer
+    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.cimpl import NewTopic
+
+    from bench.broker_plugin_probe import probe
+    from harness.poll import eventually
+    from harness.sidecar import start_sidecar
+
+    members_n, partitions = args.members, args.partitions
+    per_topic = partitions // TOPICS
+    log = kafka.directory / "kafka.log"
+    sidecar = None
+    members: list[Any] = []
+    try:
+        sidecar = start_sidecar(
+            {
+                "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
+                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_INTERVAL_S),
+                "LAGASSIGN_RESET_POLICY": "earliest",
+            },
+            kafka.directory.parent / "sidecar.log",
+            port=port,
+        )
+        admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
+        topics = [f"bench-plugin-{t}" for t in range(TOPICS)]
+        for topic in topics:  # one at a time: the controller refuses too large a batch
+            for future in admin.create_topics([NewTopic(topic, per_topic, 1)]).values():
+                future.result(timeout=300)
+        producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 20})
+        for topic in topics:
+            for p in range(HOT_PER_TOPIC):
+                for _ in range(HOT_RECORDS):
+                    producer.produce(topic, value=b"x" * 16, partition=p)
+            producer.poll(0)
+        if producer.flush(120) != 0:
+            raise RuntimeError("the backlog was not all sent")
+        group = "bench-plugin"
+
+        def member() -> Any:
+            consumer = Consumer(
+                {
+                    "bootstrap.servers": kafka.bootstrap,
+                    "group.id": group,
+                    "group.protocol": "consumer",
+                    "group.remote.assignor": "lagassign",
+                    "auto.offset.reset": "earliest",
+                    "enable.auto.commit": False,
+                    "fetch.max.bytes": 1_000_000,
+                }
+            )
+            consumer.subscribe(topics)
+            return consumer
+
+        members = [member() for _ in range(members_n)]
+        settle(members, partitions)
+        eventually(
+            lambda: (
+                (body := sidecar.group(group)) is not None and len(body["members"]) == members_n
+            ),
+            120,
+            "the sidecar indexes the group",
+        )
+        share = partitions // (members_n + 1)
+        for deadline_ms in [int(d) for d in args.deadlines.split(",")]:
+            configs(kafka, "--add-config", f"lagassign.timeout.ms={deadline_ms}")
+            start = len(log.read_text(errors="replace"))
+            metrics_before = scraped(sidecar.url)
+            joins: list[int] = []
+            state = settle(members, partitions)
+            for _ in range(CYCLES):
+                joiner = member()
+                after = settle([*members, joiner], partitions)
+                joins.append(moved(state, after))
+                joiner.close()
+                state = settle(members, partitions)
+            text = log.read_text(errors="replace")[start:]
+            times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
+            reasons = [m["reason"] for m in FALLBACK.finditer(text)]
+            fallbacks = len(reasons)
+            print(
+                json.dumps(
+                    {
+                        "bench": "broker_plugin_real",
+                        "members": members_n,
+                        "partitions": partitions,
+                        "deadline_ms": deadline_ms,
+                        "assignments": len(times),
+                        "assign_ms_p50": percentile(times, 0.5),
+                        "assign_ms_p99": percentile(times, 0.99),
+                        "answered_share": round(1 - fallbacks / max(1, len(times)), 3),
+                        "fallback_reasons": sorted(set(reasons)),
+                        "moved_from_previous": joins[0],
+                        "moved_on_join": joins[-1],
+                        "moved_on_joins": joins,
+                        "min_moves_on_join": share,
+                        **sidecar_figures(metrics_before, scraped(sidecar.url)),
+                    }
+                ),
+                flush=True,
+            )
+        hung = Hung()
+        try:
+            configs(kafka, "--add-config", f"lagassign.url={hung.url},lagassign.timeout.ms=50")
+            start = len(log.read_text(errors="replace"))
+            state = settle(members, partitions)
+            joiner = member()
+            settle([*members, joiner], partitions)
+            joiner.close()
+            settle(members, partitions)
+            text = log.read_text(errors="replace")[start:]
+            times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
+            plugin_ms = [int(m["ms"]) for m in FALLBACK.finditer(text) if m["ms"]]
+            print(
+                json.dumps(
+                    {
+                        "bench": "broker_plugin_real",
+                        "case": "hung_sidecar",
+                        "plugin_ms_max": max(plugin_ms, default=None),
+                        "members": members_n,
+                        "partitions": partitions,
+                        "deadline_ms": 50,
+                        "assignments": len(times),
+                        "held_ms_max": max(times),
+                        "held_ms": times,
+                    }
+                ),
+                flush=True,
+            )
+        finally:
+            hung.close()
+        # The sidecar's event loop, in this process, with the subprocess one stopped.
+        sidecar.stop()
+        line = probe(kafka.bootstrap, REFRESH_INTERVAL_S, args.probe_s)
+        print(json.dumps({"members": members_n, "partitions": partitions, **line}), flush=True)
+    finally:
+        if sidecar is not None:
+            sidecar.stop()
+        close_all(members)
