@@ -13,6 +13,8 @@ groups the tests.
   and derived from the test's name (no randomness).
 - ``sidecar`` (session): ``lagassign serve`` on ``kafka_broker``, refreshing lag every
   second, tracking the shim tests' groups (``tests.client.backlog.GROUP_PATTERN``).
+- ``advising_sidecar`` (function): a sidecar of the test's own on ``kafka_broker`` with
+  short advice settings (``tests.client.advice_group``).
 - ``java_classpath`` (session): the classpath of ``io.lagassign.GroupMember`` (the Java
   shim's test member, compiled by Maven once per session).
 
@@ -79,18 +81,25 @@ def sidecar(
     """``lagassign serve`` on the session's broker, refreshing lag every second."""
     from tests.client.backlog import GROUP_PATTERN
 
-    process = start_sidecar(
+    with start_sidecar(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "1",
             "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
         },
         tmp_path_factory.mktemp("sidecar") / "lagassign.log",
-    )
-    try:
+    ) as process:
         yield process
-    finally:
-        process.stop()
+
+
+@pytest.fixture
+def advising_sidecar(kafka_broker: LocalKafka, tmp_path: Path) -> Iterator[SidecarProcess]:
+    """A sidecar started for this test with short advice settings (hold 2 s, cooldown
+    10 s, share 30 %)."""
+    from tests.client.advice_group import start_advising_sidecar
+
+    with start_advising_sidecar(kafka_broker.bootstrap, tmp_path / "lagassign.log") as sidecar:
+        yield sidecar
 
 
 @pytest.fixture(scope="session")

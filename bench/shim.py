@@ -49,7 +49,8 @@ from lagassign_client.wire.userdata import decode_subscription
 from tests.client.backlog import skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
-from tests.client.members import AiokafkaMember, Partition
+from tests.client.member import Partition
+from tests.client.python_members import AiokafkaMember
 from tests.client.test_faults_kafka import REASONS
 
 DEADLINE_S = 1.5

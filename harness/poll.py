@@ -20,14 +20,24 @@ T = TypeVar("T")
 INTERVAL_S = 0.2
 
 
-def _pause(deadline: float, interval_s: float) -> float | None:
-    """Seconds to wait before the next try, or None once the deadline has passed."""
-    left = deadline - time.monotonic()
-    return None if left <= 0 else min(interval_s, left)
+class _Deadline:
+    """The deadline of one wait: how long to pause before the next try."""
 
+    def __init__(self, timeout_s: float, what: str, interval_s: float) -> None:
+        self._end = time.monotonic() + timeout_s
+        self._timeout_s = timeout_s
+        self._what = what
+        self._interval_s = interval_s
 
-def _timed_out(what: str, timeout_s: float, last: object) -> TimeoutError:
-    return TimeoutError(f"not within {timeout_s:g} s: {what} (last seen: {last!r:.500})")
+    def pause(self, last: object) -> float:
+        """Seconds to wait before the next try; :class:`TimeoutError` once it has passed
+        (``last``: the value the condition returned last)."""
+        left = self._end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(
+                f"not within {self._timeout_s:g} s: {self._what} (last seen: {last!r:.500})"
+            )
+        return min(self._interval_s, left)
 
 
 def eventually(
@@ -37,15 +47,12 @@ def eventually(
     interval_s: float = INTERVAL_S,
 ) -> T:
     """Call ``condition`` every ``interval_s`` until it returns a truthy value; return it."""
-    deadline = time.monotonic() + timeout_s
+    deadline = _Deadline(timeout_s, what, interval_s)
     while True:
         last = condition()
         if last:
             return last
-        pause = _pause(deadline, interval_s)
-        if pause is None:
-            raise _timed_out(what, timeout_s, last)
-        time.sleep(pause)
+        time.sleep(deadline.pause(last))
 
 
 @overload
@@ -73,13 +80,10 @@ async def eventually_async(
     interval_s: float = INTERVAL_S,
 ) -> Any:
     """:func:`eventually` without blocking the event loop; ``condition`` may be async."""
-    deadline = time.monotonic() + timeout_s
+    deadline = _Deadline(timeout_s, what, interval_s)
     while True:
         value = condition()
         last = await value if inspect.isawaitable(value) else value
         if last:
             return last
-        pause = _pause(deadline, interval_s)
-        if pause is None:
-            raise _timed_out(what, timeout_s, last)
-        await asyncio.sleep(pause)
+        await asyncio.sleep(deadline.pause(last))

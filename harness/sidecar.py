@@ -2,7 +2,8 @@
 
 :func:`start_sidecar` starts it with the given ``LAGASSIGN_*`` settings and
 returns once ``/readyz`` answers 200 (or raises with the tail of its log if it
-exits or is not ready in time). The caller's own ``LAGASSIGN_*`` environment is
+exits or is not ready in time); ``with start_sidecar(...) as sidecar:`` stops it on
+the way out. The caller's own ``LAGASSIGN_*`` environment is
 left out unless ``inherit_settings`` (the demo keeps a ``LAGASSIGN_TOKEN`` the
 user exported).
 """
@@ -80,6 +81,12 @@ class SidecarProcess:
             return httpx.get(f"{self.url}{path}", timeout=2.0).status_code == 200
         except httpx.TransportError:
             return False
+
+    def __enter__(self) -> SidecarProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         """SIGTERM to its pid, SIGKILL to the same pid if it does not end in time."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from harness.builders import commit, create_topic, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.members import Partition, Record
+from tests.client.member import Partition, Record
 
 # The groups of these tests; the sidecar tracks them from their first commit.
 GROUP_PREFIX = "shim."

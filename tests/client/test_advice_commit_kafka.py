@@ -6,7 +6,7 @@ The loop is the one the docs give: poll, process the batch, commit it, then ask 
 advisor, last, right before the next poll. Two slow members (10 records a poll, 0.1 s of
 work on each batch: about 100 records/s each) share a four-partition topic committed at
 0; a backlog of 5,000 records lands on each of one member's partitions, and the sidecar
-(hold 2 s, cooldown 20 s, share 30 %) advises a rebalance. The advisor of the
+(hold 2 s, cooldown 10 s, share 30 %) advises a rebalance. The advisor of the
 generation's leader asks for it, the group rebalances, and the members go on consuming
 and committing. Not one commit is refused through it, and the group's lag goes on falling
 after it (commits made in the new generation).
@@ -31,17 +31,13 @@ from pathlib import Path
 import pytest
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
+from harness.builders import produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
+from tests.client.advice_group import PARTITIONS, committed_topic, member_lags, stable_pair
 from tests.client.backlog import GROUP_PREFIX
-from tests.client.members import AiokafkaMember, JavaMember, KafkaPythonMember, seen_stable
-from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
-    JOIN_DEADLINE_S,
-    PARTITIONS,
-    advising_sidecar,
-    member_lags,
-)
+from tests.client.java_member import JavaMember
+from tests.client.python_members import AiokafkaMember, KafkaPythonMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -118,7 +114,7 @@ def make(
 async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_loop(
     kind: str,
     kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,  # noqa: F811
+    advising_sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
     request: pytest.FixtureRequest,
     tmp_path: Path,
@@ -126,8 +122,7 @@ async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_lo
     sidecar = advising_sidecar
     group = GROUP_PREFIX + kafka_names("group")
     topic = kafka_names("topic")
-    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-    await commit(kafka_broker.bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    await committed_topic(kafka_broker.bootstrap, group, topic)
     members = [
         make(
             kind,
@@ -144,24 +139,14 @@ async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_lo
     try:
         for m in members:
             await m.start()
-        await eventually_async(
-            lambda: seen_stable(members, sidecar, group, [2, 2]),
-            JOIN_DEADLINE_S,
-            f"{group} stable with two members",
-            0.5,
-        )
+        await stable_pair(sidecar, group, members)
         counts = [0] * PARTITIONS
         for _, p in members[0].partitions():
             counts[p] = HOT_BACKLOG
         await produce(kafka_broker.bootstrap, topic, counts)
 
         await eventually_async(lambda: asked(members) >= 1, RUN_S, "an advised rebalance", 0.5)
-        await eventually_async(
-            lambda: seen_stable(members, sidecar, group, [2, 2]),
-            JOIN_DEADLINE_S,
-            f"{group} stable again after the advised rebalance",
-            0.5,
-        )
+        await stable_pair(sidecar, group, members, "stable again after the advised rebalance")
         lags = await asyncio.to_thread(member_lags, sidecar, group)
         after_rebalance = sum(lags.values())
 

@@ -30,19 +30,11 @@ import pytest
 from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX
-from tests.client.members import JavaMember
-from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
-    ADVISE_MS,
-    PARTITIONS,
-    advice,
-    advising_sidecar,
-    land_backlog,
-    stable_group,
-)
+from tests.client.advice_group import PARTITIONS, advice, land_backlog
+from tests.client.member import Partition
+from tests.client.test_advice_kafka import ADVISE_MS, prepare, stable_group
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -56,12 +48,10 @@ AFTER_S = 3.0
 # commit. With a backlog B on each of the hot member's two partitions and x trickled onto
 # every partition, the rebalance lowers the worst member's lag from 2B + 2x to B + 2x, a
 # gain of B / (2B + 2x): at least MIN_GAIN (0.3) only while x <= B * 2 / 3. The advice
-# comes at the earliest COOLDOWN_S (20 s) after the group formed and after HOLD_S (2 s),
-# so B = 1000 left as little as 13 s of trickle, which a slow start used up. B = 10,000
-# leaves over two minutes, more than RUN_S.
+# comes at the earliest COOLDOWN_S (10 s) after the group formed and after HOLD_S (2 s);
+# with a 20 s cooldown, B = 1000 left as little as 13 s of trickle, which a slow start used
+# up. B = 10,000 leaves over two minutes, more than RUN_S.
 HOT_BACKLOG = 10_000
-
-Partition = tuple[str, int]
 
 
 async def trickle(bootstrap: str, topic: str, stop: asyncio.Event) -> int:
@@ -99,32 +89,15 @@ def consumed(events: list[dict[str, Any]]) -> list[tuple[int, Partition, int]]:
 
 async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that_stay(
     kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,  # noqa: F811
+    advising_sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
     java_classpath: str,
     tmp_path: Path,
 ) -> None:
     sidecar = advising_sidecar
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-    await commit(kafka_broker.bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
-    members = [
-        JavaMember(
-            f"{kafka_names('member')}-{i}",
-            kafka_broker.bootstrap,
-            group,
-            [topic],
-            sidecar.url,
-            1.5,
-            java_classpath,
-            tmp_path,
-            commit=False,
-            advise_ms=ADVISE_MS,
-            cooperative=True,
-        )
-        for i in range(2)
-    ]
+    group, topic, members = await prepare(
+        kafka_broker, sidecar, kafka_names, java_classpath, tmp_path, ADVISE_MS, cooperative=True
+    )
     stop = asyncio.Event()
     producing: asyncio.Task[int] | None = None
     try:
@@ -132,7 +105,9 @@ async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that
         start_generation = members[0].generation()
         assert start_generation is not None
         before = {m.name: m.partitions() for m in members}
-        await land_backlog(kafka_broker.bootstrap, sidecar, group, members[0], HOT_BACKLOG)
+        await land_backlog(
+            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), HOT_BACKLOG
+        )
         # From here on the lag only grows, and the advice (held 2 s) comes after.
         producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from harness.poll import eventually
 from lagassign_client.advice import RebalanceAdvisor
 from lagassign_client.advice.leadership import Leadership
 from lagassign_client.advice.libraries import TESTED_VERSIONS, aiokafka_group
@@ -83,29 +84,37 @@ def advisor(
     )
 
 
-def run_until(a: RebalanceAdvisor, done: object, timeout_s: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def run_until(a: RebalanceAdvisor, done: Callable[[], object], what: str) -> None:
+    """Ask the advisor every 10 ms, as a poll loop would, until ``done()`` holds."""
+
+    def step() -> object:
         a.maybe_rebalance()
-        if callable(done) and done():
-            return
-        time.sleep(0.01)
-    raise AssertionError("not within the time limit")
+        return done()
+
+    eventually(step, WAIT_S, what, interval_s=0.01)
+
+
+def run_for(a: RebalanceAdvisor, seconds: float, pause_s: float = 0.01) -> list[bool]:
+    """Ask the advisor every ``pause_s`` for ``seconds`` (a poll loop running a while,
+    for what must not happen); what it answered each time."""
+    answers = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        answers.append(a.maybe_rebalance())
+        time.sleep(pause_s)
+    return answers
 
 
 def test_the_leader_asks_for_one_rebalance_per_generation() -> None:
     sidecar, membership = Sidecar(), Membership()
     a = advisor(sidecar, membership, led())
-    run_until(a, lambda: membership.rejoins)
+    run_until(a, lambda: membership.rejoins, "the leader asks for a rebalance")
     assert membership.rejoins == ["lagassign advice: worst lag 1700 -> 910 (46%)"]
     assert sidecar.paths[0] == "/groups/orders%2Feu/advice"
-    time.sleep(0.2)
-    for _ in range(20):
-        a.maybe_rebalance()
-        time.sleep(0.01)
+    run_for(a, 0.4)
     assert len(membership.rejoins) == 1, "the same generation is never rebalanced twice"
     membership.current = 8
-    run_until(a, lambda: len(membership.rejoins) == 2)
+    run_until(a, lambda: len(membership.rejoins) == 2, "a rebalance in the next generation")
     assert a.enforced == 2
 
 
@@ -115,9 +124,7 @@ def test_a_member_that_did_not_lead_never_asks() -> None:
     follower.joining()
     follower.assigned()
     a = advisor(sidecar, membership, follower)
-    for _ in range(30):
-        assert a.maybe_rebalance() is False
-        time.sleep(0.01)
+    assert not any(run_for(a, 0.3))
     assert sidecar.paths == []
     assert a.requests == 0
 
@@ -125,13 +132,11 @@ def test_a_member_that_did_not_lead_never_asks() -> None:
 def test_nothing_while_the_group_rebalances_or_when_not_advised() -> None:
     sidecar, membership = Sidecar(), Membership(generation=None)
     a = advisor(sidecar, membership, led())
-    for _ in range(20):
-        a.maybe_rebalance()
-        time.sleep(0.01)
+    run_for(a, 0.2)
     assert sidecar.paths == []
     membership.current = 3
     sidecar.advised = False
-    run_until(a, lambda: len(sidecar.paths) >= 3)
+    run_until(a, lambda: len(sidecar.paths) >= 3, "three requests for advice")
     assert membership.rejoins == []
 
 
@@ -139,10 +144,7 @@ def test_at_most_one_request_per_interval() -> None:
     sidecar, membership = Sidecar(), Membership()
     sidecar.advised = False
     a = advisor(sidecar, membership, led(), every_s=0.5)
-    started = time.monotonic()
-    while time.monotonic() - started < 1.2:
-        a.maybe_rebalance()
-        time.sleep(0.005)
+    run_for(a, 1.2, pause_s=0.005)
     assert 2 <= len(sidecar.paths) <= 3, sidecar.paths
 
 
@@ -152,12 +154,10 @@ def test_an_answer_from_the_previous_generation_is_not_acted_on() -> None:
     # arrives when the member is in generation 8, whatever the threads' timing.
     sidecar.answering = lambda: setattr(membership, "current", 8)
     a = advisor(sidecar, membership, led(), every_s=60.0)
-    run_until(a, lambda: a._latest is not None)
+    run_until(a, lambda: a._latest is not None, "the advice for generation 7")
     assert a._latest is not None
     assert a._latest.generation == 7
-    for _ in range(20):
-        a.maybe_rebalance()
-        time.sleep(0.01)
+    run_for(a, 0.2)
     assert membership.rejoins == []
     assert len(sidecar.paths) == 1
 
@@ -169,14 +169,14 @@ def test_an_unreachable_sidecar_is_logged_once_and_changes_nothing(
     sidecar.fail = True
     a = advisor(sidecar, membership, led())
     with caplog.at_level(logging.INFO, logger="lagassign_client"):
-        run_until(a, lambda: len(sidecar.paths) >= 5)
+        run_until(a, lambda: len(sidecar.paths) >= 5, "five requests to a sidecar down")
         assert membership.rejoins == []
         warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
         assert len(warnings) == 1
         assert "cannot read the rebalance advice" in warnings[0].getMessage()
         assert a.warnings == 1
         sidecar.fail = False
-        run_until(a, lambda: membership.rejoins)
+        run_until(a, lambda: membership.rejoins, "a rebalance once the sidecar answers")
     assert any("answers the advice again" in r.getMessage() for r in caplog.records)
 
 
@@ -201,10 +201,10 @@ def test_advice_about_another_assignment_is_not_acted_on() -> None:
     sidecar, membership = Sidecar(), Membership()
     sidecar.digest = "0123456789abcdef"
     a = advisor(sidecar, membership, led())
-    run_until(a, lambda: len(sidecar.paths) >= 3)
+    run_until(a, lambda: len(sidecar.paths) >= 3, "three requests for advice")
     assert membership.rejoins == []
     sidecar.digest = DIGEST  # the sidecar has seen the new assignment
-    run_until(a, lambda: membership.rejoins)
+    run_until(a, lambda: membership.rejoins, "a rebalance on the new assignment's advice")
     assert len(membership.rejoins) == 1
 
 

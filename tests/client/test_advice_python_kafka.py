@@ -3,7 +3,7 @@ aiokafka and kafka-python consumers with the shim.
 
 The same stable two-member group as ``test_advice_kafka`` (four partitions, committed
 at 0, members that consume but never commit, so the skew lasts), with the sidecar's
-short advice settings (hold 2 s, cooldown 20 s, share 30 %). A backlog lands on one
+short advice settings (hold 2 s, cooldown 10 s, share 30 %). A backlog lands on one
 member's partitions; with ``RebalanceAdvisor`` in both members' poll loops exactly one
 rebalance follows, asked for by the generation's leader only, and the worst member's
 lag falls by at least the share. The run is bounded, and its rebalances stay within
@@ -13,29 +13,28 @@ run length / cooldown + 1.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 
 import pytest
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX
-from tests.client.members import AiokafkaMember, KafkaPythonMember, seen_stable
-from tests.client.test_advice_kafka import (  # noqa: F401  (advising_sidecar is a fixture)
+from tests.client.advice_group import (
     BACKLOG,
     COOLDOWN_S,
-    JOIN_DEADLINE_S,
     MIN_GAIN,
-    PARTITIONS,
     RUN_S,
+    WATCH_S,
     advice,
     advised_rebalances,
-    advising_sidecar,
+    committed_topic,
+    land_backlog,
     member_lags,
+    stable_pair,
 )
+from tests.client.backlog import GROUP_PREFIX
+from tests.client.python_members import AiokafkaMember, KafkaPythonMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -52,14 +51,13 @@ def assignments(members: Sequence[PythonMember]) -> int:
 async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the_worst_lag(
     kind: str,
     kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,  # noqa: F811
+    advising_sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
 ) -> None:
     sidecar = advising_sidecar
     group = GROUP_PREFIX + kafka_names("group")
     topic = kafka_names("topic")
-    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-    await commit(kafka_broker.bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    await committed_topic(kafka_broker.bootstrap, group, topic)
     make = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
     members: list[PythonMember] = [
         make(
@@ -77,28 +75,13 @@ async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the
     try:
         for m in members:
             await m.start()
-
-        await eventually_async(
-            lambda: seen_stable(members, sidecar, group, [2, 2]),
-            JOIN_DEADLINE_S,
-            f"{group} stable with two members",
-            0.5,
-        )
+        await stable_pair(sidecar, group, members)
         leaders = [m for m in members if m.assignor.leadership.led_last]
         assert len(leaders) == 1, "exactly one member led the first rebalance"
         start_assignments = assignments(members)
-        counts = [0] * PARTITIONS
-        for _, p in members[0].partitions():
-            counts[p] = BACKLOG
-        await produce(kafka_broker.bootstrap, topic, counts)
-        worst_before = sum(counts)
-
-        async def seen() -> bool:
-            lags = await asyncio.to_thread(member_lags, sidecar, group)
-            return max(lags.values(), default=0) == worst_before
-
-        await eventually_async(seen, 60.0, f"the sidecar sees the backlog of {group}", 0.5)
-        started = time.monotonic()
+        worst_before = await land_backlog(
+            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), BACKLOG
+        )
 
         async def rebalanced() -> bool:
             return assignments(members) >= start_assignments + 2 and sorted(
@@ -106,11 +89,11 @@ async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the
             ) == [2, 2]
 
         await eventually_async(rebalanced, RUN_S, "an advised rebalance", 0.5)
-        await asyncio.sleep(max(0.0, RUN_S - (time.monotonic() - started)))  # no storm
+        await asyncio.sleep(WATCH_S)  # a bounded watch: no storm
 
         rebalances = (assignments(members) - start_assignments) / len(members)
         assert rebalances == 1, f"{rebalances} rebalances after the backlog"
-        assert rebalances <= RUN_S / COOLDOWN_S + 1
+        assert rebalances <= (RUN_S + WATCH_S) / COOLDOWN_S + 1
         asked = [m.advisor.enforced for m in members if m.advisor is not None]
         assert sorted(asked) == [0, 1], asked
         asking = next(m for m in members if m.advisor is not None and m.advisor.enforced)

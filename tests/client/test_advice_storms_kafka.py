@@ -25,59 +25,47 @@ import httpx
 import pytest
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, delete_records, produce
+from harness.builders import delete_records, produce
 from harness.poll import eventually_async
-from harness.sidecar import SidecarProcess, start_sidecar
-from tests.client.backlog import GROUP_PATTERN, GROUP_PREFIX
-from tests.client.members import AiokafkaMember, seen_stable
-from tests.client.test_advice_kafka import JOIN_DEADLINE_S, PARTITIONS, advice, member_lags
+from harness.sidecar import SidecarProcess
+from tests.client.advice_group import (
+    COOLDOWN_S,
+    PARTITIONS,
+    advice,
+    committed_topic,
+    land_backlog,
+    stable_pair,
+    start_advising_sidecar,
+)
+from tests.client.backlog import GROUP_PREFIX
+from tests.client.python_members import AiokafkaMember
 from tests.client.test_advice_python_kafka import assignments
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
-MIN_GAIN = 0.3
 HOLD_S = 1.0
-COOLDOWN_S = 10.0
 SWING_RUN_S = 40.0
 PHASE_S = 4.0
 BURST = 500
 OUTAGE_HOLD_S = 6.0
 OUTAGE_S = 15.0
+# Requests to a sidecar that is down, each refused, that make one WARNING between them.
+TRIES_DOWN = 10
 ADVISE_EVERY_S = 0.5
-
-
-def sidecar_on(bootstrap: str, tmp_path: Path, hold_s: float, name: str) -> SidecarProcess:
-    return start_sidecar(
-        {
-            "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
-            "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
-            "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
-            "LAGASSIGN_ADVICE_MIN_GAIN": str(MIN_GAIN),
-            "LAGASSIGN_ADVICE_HOLD_S": str(hold_s),
-            "LAGASSIGN_ADVICE_COOLDOWN_S": str(COOLDOWN_S),
-            # Backlogs land here in bursts, which the default drain model would also read
-            # as production (test_advice_kafka.advising_sidecar says why backlog here).
-            "LAGASSIGN_LAG_MODEL": "backlog",
-        },
-        tmp_path / f"{name}.log",
-    )
 
 
 @pytest.fixture
 def swing_sidecar(kafka_broker: LocalKafka, tmp_path: Path) -> Iterator[SidecarProcess]:
-    process = sidecar_on(kafka_broker.bootstrap, tmp_path, HOLD_S, "swing")
-    try:
-        yield process
-    finally:
-        process.stop()
+    log = tmp_path / "swing.log"
+    with start_advising_sidecar(kafka_broker.bootstrap, log, hold_s=HOLD_S) as sidecar:
+        yield sidecar
 
 
 async def stable_group(
     bootstrap: str, sidecar: SidecarProcess, group: str, topic: str
 ) -> list[AiokafkaMember]:
     """Two members with the advisor, two partitions each, seen Stable by the sidecar."""
-    await create_topic(bootstrap, topic, PARTITIONS)
-    await commit(bootstrap, group, {(topic, p): 0 for p in range(PARTITIONS)})
+    await committed_topic(bootstrap, group, topic)
     members = [
         AiokafkaMember(
             f"{group}-member-{i}",
@@ -93,30 +81,8 @@ async def stable_group(
     ]
     for m in members:
         await m.start()
-
-    await eventually_async(
-        lambda: seen_stable(members, sidecar, group, [2, 2]),
-        JOIN_DEADLINE_S,
-        f"{group} stable with two members",
-        0.5,
-    )
+    await stable_pair(sidecar, group, members)
     return members
-
-
-async def backlog_on(
-    bootstrap: str, sidecar: SidecarProcess, group: str, hot: AiokafkaMember
-) -> None:
-    counts = [0] * PARTITIONS
-    for _, p in hot.partitions():
-        counts[p] = BURST
-    topic = next(iter(hot.partitions()))[0]
-    await produce(bootstrap, topic, counts)
-
-    async def seen() -> bool:
-        lags = await asyncio.to_thread(member_lags, sidecar, group)
-        return max(lags.values(), default=0) == sum(counts)
-
-    await eventually_async(seen, 60.0, f"the sidecar sees the backlog of {group}", 0.25)
 
 
 async def test_swinging_load_rebalances_at_most_once_per_cooldown(
@@ -170,13 +136,15 @@ async def test_no_advice_while_kafka_is_down(
     kafka_outage_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
 ) -> None:
     broker = kafka_outage_broker
-    sidecar = sidecar_on(broker.bootstrap, tmp_path, OUTAGE_HOLD_S, "outage")
+    sidecar = start_advising_sidecar(
+        broker.bootstrap, tmp_path / "outage.log", hold_s=OUTAGE_HOLD_S
+    )
     group = GROUP_PREFIX + kafka_names("group")
     members: list[AiokafkaMember] = []
     try:
         members = await stable_group(broker.bootstrap, sidecar, group, kafka_names("topic"))
         start = assignments(members)
-        await backlog_on(broker.bootstrap, sidecar, group, members[0])
+        await land_backlog(broker.bootstrap, sidecar, group, members[0].partitions(), BURST)
         broker.stop()
         reasons: set[str] = set()
         deadline = time.monotonic() + OUTAGE_S
@@ -204,23 +172,29 @@ async def test_an_unreachable_sidecar_changes_nothing_and_is_logged_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     bootstrap = kafka_broker.bootstrap
-    sidecar = sidecar_on(bootstrap, tmp_path, OUTAGE_HOLD_S, "unreachable")
+    sidecar = start_advising_sidecar(bootstrap, tmp_path / "unreachable.log", hold_s=OUTAGE_HOLD_S)
     group = GROUP_PREFIX + kafka_names("group")
     members: list[AiokafkaMember] = []
     try:
         with caplog.at_level(logging.INFO, logger="lagassign_client"):
             members = await stable_group(bootstrap, sidecar, group, kafka_names("topic"))
             start = assignments(members)
-            await backlog_on(bootstrap, sidecar, group, members[0])
+            await land_backlog(bootstrap, sidecar, group, members[0].partitions(), BURST)
             sidecar.stop()
             with pytest.raises(httpx.HTTPError):
                 httpx.get(f"{sidecar.url}/health", timeout=2.0)
-            await asyncio.sleep(OUTAGE_S)
             leader = next(m for m in members if m.assignor.leadership.led_last)
-            assert leader.advisor is not None
-            assert leader.advisor.requests >= OUTAGE_S / ADVISE_EVERY_S / 2, "it kept trying"
-            assert leader.advisor.enforced == 0
-            assert leader.advisor.warnings == 1
+            advisor = leader.advisor
+            assert advisor is not None
+            down_from = advisor.requests
+            await eventually_async(
+                lambda: advisor.requests >= down_from + TRIES_DOWN,
+                OUTAGE_S,
+                f"the leader keeps asking a sidecar that is down ({TRIES_DOWN} times)",
+                0.5,
+            )
+            assert advisor.enforced == 0
+            assert advisor.warnings == 1
             warnings = [
                 r
                 for r in caplog.records

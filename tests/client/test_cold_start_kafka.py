@@ -18,7 +18,8 @@ from harness.builders import create_topic, produce
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.faulty_sidecar import FaultySidecar
-from tests.client.members import make_members, settled, started
+from tests.client.group_waits import settled
+from tests.client.members import make_members, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -47,21 +48,14 @@ async def test_a_new_group_tells_the_sidecar_it_reads_from_earliest(
     kafka_broker: LocalKafka,
     recording: FaultySidecar,
     kafka_names: Callable[[str], str],
+    request: pytest.FixtureRequest,
 ) -> None:
     group = GROUP_PREFIX + kafka_names("group")
     topics = [kafka_names("topic") for _ in range(2)]
     for topic in topics:
         await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
         await produce(kafka_broker.bootstrap, topic, SKEW)
-    members = make_members(
-        kinds,
-        bootstrap=kafka_broker.bootstrap,
-        group=group,
-        topics=topics,
-        url=recording.url,
-        timeout_s=TIMEOUT_S,
-        commit=False,
-    )
+    members = make_members(kinds, request, group, topics, recording.url, TIMEOUT_S, commit=False)
     async with started(members):
         await settled(members, {(t, p) for t in topics for p in range(len(SKEW))})
         notes = [m.note() for m in members]

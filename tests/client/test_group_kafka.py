@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +21,9 @@ from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
-from tests.client.members import Partition, make_members, settled, started
+from tests.client.group_waits import settled
+from tests.client.member import Partition
+from tests.client.members import make_members, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -70,24 +71,13 @@ async def test_the_live_assignment_is_the_sidecars_answer_and_beats_range(
     sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
     request: pytest.FixtureRequest,
-    tmp_path: Path,
 ) -> None:
     group = GROUP_PREFIX + kafka_names("group")
     topics = [kafka_names("topic") for _ in range(3)]
     lags = await skewed_backlog(kafka_broker.bootstrap, group, topics)
     await sidecar_sees(sidecar, group, sum(lags.values()))
 
-    members = make_members(
-        kinds,
-        request,
-        bootstrap=kafka_broker.bootstrap,
-        group=group,
-        topics=topics,
-        url=sidecar.url,
-        timeout_s=TIMEOUT_S,
-        commit=False,
-        log_dir=tmp_path,
-    )
+    members = make_members(kinds, request, group, topics, sidecar.url, TIMEOUT_S, commit=False)
     async with started(members):
         held = await settled(members, set(lags))
         assert [m.note() for m in members] == [

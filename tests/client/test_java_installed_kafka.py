@@ -16,9 +16,10 @@ application that brings its own Jackson, on the real broker with a real sidecar.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from tests.client.installed_java import (
     install_shim,
     mirror_settings,
 )
-from tests.client.members import Partition
+from tests.client.member import Partition
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -61,28 +62,57 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(local_repo, build_consumer(workdir, local_repo, settings))
 
 
-def start(
-    installed: Installed,
-    bootstrap: str,
-    group: str,
-    topics: list[str],
-    url: str,
-    name: str,
-    reset: str,
-    log_dir: Path,
-    strategies: str = "io.lagassign.LagAssignor",
-) -> InstalledConsumer:
-    return InstalledConsumer(
-        installed.classpath,
-        bootstrap,
-        group,
-        topics,
-        url,
-        name,
-        reset,
-        log_dir / f"{name}.log",
-        strategies,
-    )
+LAGASSIGN = "io.lagassign.LagAssignor"
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """Starts the installed application on the session's broker and sidecar (``url``),
+    each consumer's log in ``log_dir``."""
+
+    installed: Installed
+    bootstrap: str
+    url: str
+    log_dir: Path
+
+    def start(
+        self,
+        group: str,
+        topics: list[str],
+        name: str,
+        reset: str = "earliest",
+        strategies: str = LAGASSIGN,
+    ) -> InstalledConsumer:
+        return InstalledConsumer(
+            self.installed.classpath,
+            self.bootstrap,
+            group,
+            topics,
+            self.url,
+            name,
+            reset,
+            self.log_dir / f"{name}.log",
+            strategies,
+        )
+
+    @contextlib.asynccontextmanager
+    async def running(
+        self, group: str, topics: list[str], names: list[str], reset: str = "earliest"
+    ) -> AsyncIterator[list[InstalledConsumer]]:
+        """A consumer of each name, started now and stopped on the way out."""
+        consumers = [self.start(group, topics, name, reset) for name in names]
+        try:
+            yield consumers
+        finally:
+            for consumer in consumers:
+                await asyncio.to_thread(consumer.stop)
+
+
+@pytest.fixture
+def launcher(
+    installed: Installed, kafka_broker: LocalKafka, sidecar: SidecarProcess, tmp_path: Path
+) -> Launcher:
+    return Launcher(installed, kafka_broker.bootstrap, sidecar.url, tmp_path)
 
 
 async def settled(
@@ -113,7 +143,7 @@ async def test_the_installed_jar_runs_beside_the_applications_own_jackson(
     kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
-    tmp_path: Path,
+    launcher: Launcher,
 ) -> None:
     shim = installed.local_repo / SHIM
     assert sorted(p.name for p in shim.glob("lagassign-client-*")) == [
@@ -141,20 +171,7 @@ async def test_the_installed_jar_runs_beside_the_applications_own_jackson(
     topics = [kafka_names("topic") for _ in range(2)]
     lags = await skewed_backlog(kafka_broker.bootstrap, group, topics)
     await sidecar_sees(sidecar, group, sum(lags.values()))
-    consumers = [
-        start(
-            installed,
-            kafka_broker.bootstrap,
-            group,
-            topics,
-            sidecar.url,
-            f"orders-{i}",
-            "earliest",
-            tmp_path,
-        )
-        for i in range(2)
-    ]
-    try:
+    async with launcher.running(group, topics, ["orders-0", "orders-1"]) as consumers:
         last = await settled(consumers, set(lags))
         _, counters = leader_counters(last)
         assert counters["last-decision"] == "sidecar", counters
@@ -169,19 +186,14 @@ async def test_the_installed_jar_runs_beside_the_applications_own_jackson(
         leader_log = "".join(c.log() for c in consumers)
         assert "assigned by the sidecar (" in leader_log
         assert "lag source kafka" in leader_log
-    finally:
-        for consumer in consumers:
-            await asyncio.to_thread(consumer.stop)
     for consumer in consumers:
         assert consumer.events("closed") == [{"event": "closed", "mbean_registered": False}]
 
 
 async def test_an_answer_without_the_lag_of_every_partition_is_logged_and_counted(
-    installed: Installed,
     kafka_broker: LocalKafka,
-    sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
-    tmp_path: Path,
+    launcher: Launcher,
 ) -> None:
     """A new group with ``auto.offset.reset=none`` and nothing committed: the sidecar cannot
     know where the consumers would start, says so, and the leader does not hide it."""
@@ -189,20 +201,7 @@ async def test_an_answer_without_the_lag_of_every_partition_is_logged_and_counte
     topic = kafka_names("topic")
     await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
     await produce(kafka_broker.bootstrap, topic, SKEW)
-    consumers = [
-        start(
-            installed,
-            kafka_broker.bootstrap,
-            group,
-            [topic],
-            sidecar.url,
-            f"blind-{i}",
-            "none",
-            tmp_path,
-        )
-        for i in range(2)
-    ]
-    try:
+    async with launcher.running(group, [topic], ["blind-0", "blind-1"], "none") as consumers:
         last = await settled(consumers, {(topic, p) for p in range(len(SKEW))})
         leader, counters = leader_counters(last)
         assert counters["last-decision"] == "lag_partial", counters
@@ -213,9 +212,6 @@ async def test_an_answer_without_the_lag_of_every_partition_is_logged_and_counte
         warnings = [line for line in log.splitlines() if "without full lag (lag_partial)" in line]
         assert warnings, log[-3000:]
         assert all("WARN" in line for line in warnings), warnings
-    finally:
-        for consumer in consumers:
-            await asyncio.to_thread(consumer.stop)
 
 
 @pytest.mark.parametrize(
@@ -225,10 +221,9 @@ async def test_an_answer_without_the_lag_of_every_partition_is_logged_and_counte
 async def test_an_unknown_host_and_a_refused_connection_read_differently(
     where: str,
     reason: str,
-    installed: Installed,
     kafka_broker: LocalKafka,
     kafka_names: Callable[[str], str],
-    tmp_path: Path,
+    launcher: Launcher,
 ) -> None:
     url = (
         f"http://127.0.0.1:{free_port()}" if where == "stopped" else "http://lagassign.invalid:8321"
@@ -236,10 +231,7 @@ async def test_an_unknown_host_and_a_refused_connection_read_differently(
     group = GROUP_PREFIX + kafka_names("group")
     topic = kafka_names("topic")
     await create_topic(kafka_broker.bootstrap, topic, 3)
-    consumer = start(
-        installed, kafka_broker.bootstrap, group, [topic], url, "alone", "earliest", tmp_path
-    )
-    try:
+    async with replace(launcher, url=url).running(group, [topic], ["alone"]) as [consumer]:
         last = await settled([consumer], {(topic, p) for p in range(3)})
         counters = last["alone"]["mbean"]
         assert counters["last-decision"] == reason, counters
@@ -250,8 +242,6 @@ async def test_an_unknown_host_and_a_refused_connection_read_differently(
         )
         assert counters["answers"] == 0
         assert f"falls back to the range assignor ({reason})" in consumer.log()
-    finally:
-        await asyncio.to_thread(consumer.stop)
 
 
 def balanced_worst(url: str, group: str, topics: list[str], lags: dict[Partition, int]) -> int:
@@ -268,11 +258,10 @@ def balanced_worst(url: str, group: str, topics: list[str], lags: dict[Partition
 
 
 async def test_a_new_group_on_a_backlog_gets_the_balanced_lag(
-    installed: Installed,
     kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
-    tmp_path: Path,
+    launcher: Launcher,
 ) -> None:
     """Nothing committed, ``auto.offset.reset=earliest`` sent as ``reset_policy``: the whole
     backlog is the lag, and the group's first assignment balances it."""
@@ -283,40 +272,23 @@ async def test_a_new_group_on_a_backlog_gets_the_balanced_lag(
         await produce(kafka_broker.bootstrap, topic, SKEW)
     lags = {(t, p): n for t in topics for p, n in enumerate(SKEW)}
     expected_worst = await asyncio.to_thread(balanced_worst, sidecar.url, group, topics, lags)
-    consumers = [
-        start(
-            installed,
-            kafka_broker.bootstrap,
-            group,
-            topics,
-            sidecar.url,
-            f"new-{i}",
-            "earliest",
-            tmp_path,
-        )
-        for i in range(2)
-    ]
-    try:
+    async with launcher.running(group, topics, ["new-0", "new-1"]) as consumers:
         last = await settled(consumers, set(lags))
         _, counters = leader_counters(last)
         worst = max(sum(lags[(t, p)] for t, p in e["partitions"]) for e in last.values())
         assert counters["last-decision"] == "sidecar", counters
         assert worst == expected_worst
-    finally:
-        for consumer in consumers:
-            await asyncio.to_thread(consumer.stop)
 
 
 RANGE = "org.apache.kafka.clients.consumer.RangeAssignor"
-LAGASSIGN_FIRST = f"io.lagassign.LagAssignor,{RANGE}"
+LAGASSIGN_FIRST = f"{LAGASSIGN},{RANGE}"
 
 
 async def test_a_rolling_change_moves_a_running_group_onto_lagassign(
-    installed: Installed,
     kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
-    tmp_path: Path,
+    launcher: Launcher,
 ) -> None:
     """The README's migration: members restarted one by one with ``LagAssignor`` listed
     before ``RangeAssignor`` share the group with range-only members (on range), and the
@@ -327,17 +299,7 @@ async def test_a_rolling_change_moves_a_running_group_onto_lagassign(
     await sidecar_sees(sidecar, group, sum(lags.values()))
 
     def member(name: str, strategies: str) -> InstalledConsumer:
-        return start(
-            installed,
-            kafka_broker.bootstrap,
-            group,
-            topics,
-            sidecar.url,
-            name,
-            "earliest",
-            tmp_path,
-            strategies,
-        )
+        return launcher.start(group, topics, name, strategies=strategies)
 
     old, rolled = member("old", RANGE), member("rolled", LAGASSIGN_FIRST)
     consumers = [old, rolled]

@@ -25,6 +25,7 @@ import pytest
 
 from harness.broker import REPO, LocalKafka
 from harness.builders import create_topic
+from harness.poll import eventually_async
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.black_hole import BlackHole
 
@@ -32,8 +33,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
 PARTITIONS = 6
 MEMBERS = 3
-# Each member joins once the group has had time to rebalance without it.
-JOIN_GAP_S = 3.0
 POLL_MS = 1000
 SETTLE_S = 90.0
 # Longer than the members' 10 s session timeout: an evicted leader shows by then.
@@ -105,15 +104,21 @@ def every_partition_owned_once(members: list[MemberProcess], expected: set[Any])
     return all(held) and sum(map(len, held)) == len(expected) and set().union(*held) == expected
 
 
+async def owned_once(members: list[MemberProcess], expected: set[Any]) -> None:
+    """Every partition owned once by the members, within SETTLE_S."""
+    await eventually_async(
+        lambda: every_partition_owned_once(members, expected),
+        SETTLE_S,
+        f"every partition owned once by {len(members)} members",
+        0.5,
+    )
+
+
 async def owned_and_held(members: list[MemberProcess], expected: set[Any]) -> None:
     """Every partition owned once within SETTLE_S, then in every sample for HOLD_S."""
-    deadline = time.monotonic() + SETTLE_S
-    while time.monotonic() < deadline and not every_partition_owned_once(members, expected):
-        await asyncio.sleep(0.5)
-    assert every_partition_owned_once(members, expected), (
-        f"not every partition is owned once: {owners(members)}"
-    )
-    # Sampled all along: a leader that loses its partitions shows within the session.
+    await owned_once(members, expected)
+    # Sampled all along (a bounded watch): a leader that loses its partitions shows
+    # within the session.
     held_until = time.monotonic() + HOLD_S
     while time.monotonic() < held_until:
         assert every_partition_owned_once(members, expected), f"later: {owners(members)}"
@@ -136,7 +141,8 @@ async def test_every_partition_stays_owned_and_every_member_stays(
         for i in range(MEMBERS):
             args = [kafka_broker.bootstrap, group, topic, black_hole.url, str(POLL_MS), f"m{i}"]
             members.append(MemberProcess(args, logs[i]))
-            await asyncio.sleep(JOIN_GAP_S)
+            # Each member joins once the group has rebalanced without it.
+            await owned_once(members, expected)
         await owned_and_held(members, expected)
         # A rolling subscription change: each member's own rejoin starts a rebalance
         # (kafka-python does not rejoin a dropped one of those by itself).

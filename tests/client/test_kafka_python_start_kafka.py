@@ -30,7 +30,10 @@ from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.faulty_sidecar import FaultySidecar
-from tests.client.members import KafkaPythonMember, settled
+from tests.client.group_waits import settled
+from tests.client.member import Partition
+from tests.client.members import started
+from tests.client.python_members import KafkaPythonMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -48,6 +51,35 @@ def ran_for(warning: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
+async def new_group(
+    bootstrap: str, kafka_names: Callable[[str], str], start: int, url: str
+) -> tuple[str, list[KafkaPythonMember]]:
+    """A new topic of PARTITIONS partitions, and MEMBERS kafka-python members (not started
+    yet) of a new group on it, asking ``url``."""
+    group = GROUP_PREFIX + kafka_names(f"group-{start}")
+    topic = kafka_names(f"topic-{start}")
+    await create_topic(bootstrap, topic, PARTITIONS)
+    name = f"{kafka_names('member')}-{start}"
+    members = [
+        KafkaPythonMember(f"{name}-{i}", bootstrap, group, [topic], url, 1.5)
+        for i in range(MEMBERS)
+    ]
+    return topic, members
+
+
+def two_each_no_error_no_drop(
+    start: int,
+    held: dict[str, set[Partition]],
+    members: list[KafkaPythonMember],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every member held two partitions, nothing was logged at ERROR, nothing dropped."""
+    assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], f"start {start}: {errors}"
+    assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
+
+
 async def test_four_members_starting_together_log_no_error(
     kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
@@ -56,33 +88,12 @@ async def test_four_members_starting_together_log_no_error(
 ) -> None:
     superseded = 0
     for start in range(STARTS):
-        group = GROUP_PREFIX + kafka_names(f"group-{start}")
-        topic = kafka_names(f"topic-{start}")
-        await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-        members = [
-            KafkaPythonMember(
-                f"{kafka_names('member')}-{start}-{i}",
-                kafka_broker.bootstrap,
-                group,
-                [topic],
-                sidecar.url,
-                1.5,
-            )
-            for i in range(MEMBERS)
-        ]
+        topic, members = await new_group(kafka_broker.bootstrap, kafka_names, start, sidecar.url)
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="lagassign_client"):
-            try:
-                for m in members:
-                    await m.start()
+            async with started(members):
                 held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
-            finally:
-                for m in members:
-                    await m.stop()
-        assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
-        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-        assert errors == [], f"start {start}: {errors}"
-        assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
+        two_each_no_error_no_drop(start, held, members, caplog)
         # Who assigned is not the point: on a busy machine a leader whose poll had little
         # left may fall back to range (reason timeout, one WARNING), which is no ERROR.
         assert all(m.note() is not None for m in members)
@@ -102,20 +113,9 @@ async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assig
     replaced = 0
     try:
         for start in range(STARTS):
-            group = GROUP_PREFIX + kafka_names(f"group-{start}")
-            topic = kafka_names(f"topic-{start}")
-            await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-            members = [
-                KafkaPythonMember(
-                    f"{kafka_names('member')}-{start}-{i}",
-                    kafka_broker.bootstrap,
-                    group,
-                    [topic],
-                    holding.url,
-                    1.5,
-                )
-                for i in range(MEMBERS)
-            ]
+            topic, members = await new_group(
+                kafka_broker.bootstrap, kafka_names, start, holding.url
+            )
             caplog.clear()
             asked = holding.requests
 
@@ -123,20 +123,11 @@ async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assig
                 return holding.requests > asked
 
             with caplog.at_level(logging.INFO, logger="lagassign_client"):
-                try:
-                    for m in members[:2]:
-                        await m.start()
+                async with started(members[:2]):
                     await eventually_async(leader_asked, 60.0, "the first leader's request", 0.01)
-                    for m in members[2:]:
-                        await m.start()
-                    held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
-                finally:
-                    for m in members:
-                        await m.stop()
-            assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
-            errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-            assert errors == [], f"start {start}: {errors}"
-            assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
+                    async with started(members[2:]):
+                        held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
+            two_each_no_error_no_drop(start, held, members, caplog)
             # The held-back answer held kafka-python's network thread for HELD_S: not the
             # application's bug, and not reported as one (a busy machine may still make
             # other steps slow, and those are warned).

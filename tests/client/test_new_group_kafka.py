@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,10 @@ from harness.sidecar import SidecarProcess, start_sidecar
 from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
-from tests.client.members import AiokafkaMember, Partition, make_members, settled, started
+from tests.client.group_waits import settled
+from tests.client.member import Partition
+from tests.client.members import make_members, started
+from tests.client.python_members import AiokafkaMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -42,7 +44,7 @@ def cold_sidecar(
     kafka_broker: LocalKafka, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SidecarProcess]:
     """A sidecar that tracks no group until ``/assign`` names it, refreshing every 60 s."""
-    process = start_sidecar(
+    with start_sidecar(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": kafka_broker.bootstrap,
             "LAGASSIGN_RESET_POLICY": "earliest",
@@ -51,11 +53,8 @@ def cold_sidecar(
             "LAGASSIGN_ON_DEMAND_BUDGET_MS": "2000",
         },
         tmp_path_factory.mktemp("cold-sidecar") / "lagassign.log",
-    )
-    try:
+    ) as process:
         yield process
-    finally:
-        process.stop()
 
 
 async def backlog_on(
@@ -107,23 +106,12 @@ async def test_a_new_group_on_a_backlog_is_balanced_by_lag_from_its_first_rebala
     cold_sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
     request: pytest.FixtureRequest,
-    tmp_path: Path,
 ) -> None:
     group = kafka_names("group")
     topics = [kafka_names("topic") for _ in range(TOPICS)]
     lags = await backlog_on(kafka_broker.bootstrap, topics)
-    members = make_members(
-        kinds,
-        request,
-        bootstrap=kafka_broker.bootstrap,
-        group=group,
-        topics=topics,
-        url=cold_sidecar.url,
-        timeout_s=TIMEOUT_S,
-        # Nothing is committed: the group's lag stays the whole backlog throughout.
-        commit=False,
-        log_dir=tmp_path,
-    )
+    # Nothing is committed: the group's lag stays the whole backlog throughout.
+    members = make_members(kinds, request, group, topics, cold_sidecar.url, TIMEOUT_S, commit=False)
     async with started(members):
         held = await settled(members, set(lags))
         notes = [m.note() for m in members]

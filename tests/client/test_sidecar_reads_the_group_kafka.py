@@ -33,8 +33,10 @@ from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from tests.client.backlog import GROUP_PREFIX, SKEW
-from tests.client.members import AiokafkaMember, JavaMember, settled
-from tests.client.members import Member as ShimMember
+from tests.client.group_waits import settled
+from tests.client.java_member import JavaMember
+from tests.client.member import Member as ShimMember
+from tests.client.python_members import AiokafkaMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 

@@ -22,7 +22,8 @@ from harness.builders import create_topic, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX
-from tests.client.members import JavaMember, consumed_all, settled
+from tests.client.group_waits import consumed_all, settled
+from tests.client.java_member import JavaMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -62,7 +63,7 @@ async def test_the_spring_kafka_recipe_is_assigned_by_the_sidecar(
         held = await settled(members, {(topic, p) for p in range(PARTITIONS)})
         assert sorted(len(h) for h in held.values()) == [2, 2]
         assert [(m.note() or {}).get("by") for m in members] == ["sidecar", "sidecar"]
-        assert await consumed_all(members, produced) == set()
+        await consumed_all(members, produced)
 
         async def committed() -> bool:
             report = await asyncio.to_thread(sidecar.group, group)

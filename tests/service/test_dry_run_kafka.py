@@ -23,7 +23,8 @@ from harness.broker import LocalKafka
 from harness.poll import eventually_async
 from harness.sidecar import start_sidecar
 from tests.client.backlog import GROUP_PREFIX, SKEW
-from tests.client.members import AiokafkaMember, settled
+from tests.client.group_waits import settled
+from tests.client.python_members import AiokafkaMember
 from tests.client.test_sidecar_reads_the_group_kafka import backlog, metric
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
