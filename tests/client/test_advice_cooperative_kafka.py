@@ -32,9 +32,9 @@ from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 from harness.broker import LocalKafka
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.advice_group import PARTITIONS, advice, land_backlog
+from tests.client.advice_group import PARTITIONS, advice
 from tests.client.member import Partition
-from tests.client.test_advice_kafka import ADVISE_MS, prepare, stable_group
+from tests.client.test_advice_kafka import ADVISE_MS, skewed_pair
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -95,47 +95,43 @@ async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that
     tmp_path: Path,
 ) -> None:
     sidecar = advising_sidecar
-    group, topic, members = await prepare(
-        kafka_broker, sidecar, kafka_names, java_classpath, tmp_path, ADVISE_MS, cooperative=True
-    )
     stop = asyncio.Event()
-    producing: asyncio.Task[int] | None = None
-    try:
-        await stable_group(sidecar, group, members)
-        start_generation = members[0].generation()
-        assert start_generation is not None
-        before = {m.name: m.partitions() for m in members}
-        await land_backlog(
-            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), HOT_BACKLOG
-        )
-        # From here on the lag only grows, and the advice (held 2 s) comes after.
-        producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
+    async with skewed_pair(
+        kafka_broker,
+        sidecar,
+        kafka_names,
+        java_classpath,
+        tmp_path,
+        ADVISE_MS,
+        cooperative=True,
+        backlog=HOT_BACKLOG,
+    ) as pair:
+        group, topic, members, before = pair.group, pair.topic, pair.members, pair.held_before
 
         async def moved() -> bool:
             gens = {m.generation() for m in members}
             held = [m.partitions() for m in members]
             return (
                 len(gens) == 1
-                and gens != {start_generation}
+                and gens != {pair.start_generation}
                 and sorted(len(h) for h in held) == [2, 2]
                 and set().union(*held) == {(topic, p) for p in range(PARTITIONS)}
                 and held != list(before.values())
             )
 
+        # From here on the lag only grows, and the advice (held 2 s) comes after.
+        producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
         try:
             await eventually_async(moved, RUN_S, "an advised cooperative rebalance", 0.5)
+            await asyncio.sleep(AFTER_S)  # records keep coming after the last assignment
         except TimeoutError as error:
             last_advice = await asyncio.to_thread(advice, sidecar, group)
             raise AssertionError(f"{error}; the sidecar's last advice: {last_advice}") from error
-        await asyncio.sleep(AFTER_S)  # records keep coming after the last assignment
+        finally:
+            stop.set()
         after = {m.name: m.partitions() for m in members}
         stopped_ts = time.time() * 1000
-        stop.set()
         assert await producing > 0
-    finally:
-        stop.set()
-        for m in members:
-            await m.stop()
 
     kept = {name: before[name] & after[name] for name in before}
     kept_all = set().union(*kept.values())

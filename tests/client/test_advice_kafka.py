@@ -16,7 +16,9 @@ sidecar runs with short advice settings (hold 2 s, cooldown 10 s, share 30 %):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ from tests.client.advice_group import (
 )
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.java_member import JavaMember
+from tests.client.member import Partition
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -61,16 +64,34 @@ async def stable_group(sidecar: SidecarProcess, group: str, members: list[JavaMe
     )
 
 
-async def prepare(
+@dataclass(frozen=True)
+class SkewedPair:
+    """Two Java members that never commit, Stable in ``start_generation`` on ``topic``,
+    and a backlog on the partitions the first one held (``held_before``)."""
+
+    group: str
+    topic: str
+    members: list[JavaMember]
+    start_generation: int
+    held_before: dict[str, set[Partition]]
+    worst_before: int
+
+
+@contextlib.asynccontextmanager
+async def skewed_pair(
     kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
     kafka_names: Callable[[str], str],
     classpath: str,
     tmp_path: Path,
     advise_ms: int | None,
+    *,
     cooperative: bool = False,
-) -> tuple[str, str, list[JavaMember]]:
-    """A group, its topic (committed at 0) and two Java members that never commit."""
+    backlog: int = BACKLOG,
+) -> AsyncIterator[SkewedPair]:
+    """A new group of two Java members on a topic committed at 0, Stable, then ``backlog``
+    records on each partition of the first member, seen by the sidecar; the members are
+    stopped on the way out."""
     group = GROUP_PREFIX + kafka_names("group")
     topic = kafka_names("topic")
     await committed_topic(kafka_broker.bootstrap, group, topic)
@@ -90,7 +111,18 @@ async def prepare(
         )
         for i in range(2)
     ]
-    return group, topic, members
+    try:
+        await stable_group(sidecar, group, members)
+        start_generation = members[0].generation()
+        assert start_generation is not None
+        held_before = {m.name: m.partitions() for m in members}
+        worst_before = await land_backlog(
+            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), backlog
+        )
+        yield SkewedPair(group, topic, members, start_generation, held_before, worst_before)
+    finally:
+        for m in members:
+            await m.stop()
 
 
 async def test_the_helper_forces_exactly_one_rebalance_that_lowers_the_worst_lag(
@@ -101,16 +133,10 @@ async def test_the_helper_forces_exactly_one_rebalance_that_lowers_the_worst_lag
     tmp_path: Path,
 ) -> None:
     sidecar = advising_sidecar
-    group, _, members = await prepare(
+    async with skewed_pair(
         kafka_broker, sidecar, kafka_names, java_classpath, tmp_path, ADVISE_MS
-    )
-    try:
-        await stable_group(sidecar, group, members)
-        start_generation = members[0].generation()
-        assert start_generation is not None
-        worst_before = await land_backlog(
-            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), BACKLOG
-        )
+    ) as pair:
+        group, members, start_generation = pair.group, pair.members, pair.start_generation
 
         async def rebalanced() -> bool:
             gens = {m.generation() for m in members}
@@ -128,13 +154,10 @@ async def test_the_helper_forces_exactly_one_rebalance_that_lowers_the_worst_lag
         assert sum(m.enforced for m in members) == 1
         lags = await asyncio.to_thread(member_lags, sidecar, group)
         worst_after = max(lags.values())
-        assert worst_after <= (1 - MIN_GAIN) * worst_before, (worst_before, lags)
+        assert worst_after <= (1 - MIN_GAIN) * pair.worst_before, (pair.worst_before, lags)
         assert await asyncio.to_thread(advised_rebalances, sidecar, group) == 1.0
         now = await asyncio.to_thread(advice, sidecar, group)
         assert now["advised"] is False
-    finally:
-        for m in members:
-            await m.stop()
 
 
 async def test_without_the_helper_the_skew_stays(
@@ -145,15 +168,10 @@ async def test_without_the_helper_the_skew_stays(
     tmp_path: Path,
 ) -> None:
     sidecar = advising_sidecar
-    group, _, members = await prepare(
+    async with skewed_pair(
         kafka_broker, sidecar, kafka_names, java_classpath, tmp_path, None
-    )
-    try:
-        await stable_group(sidecar, group, members)
-        start_generation = members[0].generation()
-        worst_before = await land_backlog(
-            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), BACKLOG
-        )
+    ) as pair:
+        group, members, worst_before = pair.group, pair.members, pair.worst_before
 
         async def advised() -> dict[str, Any] | None:
             body = await asyncio.to_thread(advice, sidecar, group)
@@ -164,10 +182,7 @@ async def test_without_the_helper_the_skew_stays(
         assert body["worst_lag_now"] == worst_before
         assert body["worst_lag_after"] <= (1 - MIN_GAIN) * worst_before
         await asyncio.sleep(2 * ADVISE_MS / 1000 + 2)
-        assert {m.generation() for m in members} == {start_generation}
+        assert {m.generation() for m in members} == {pair.start_generation}
         lags = await asyncio.to_thread(member_lags, sidecar, group)
         assert max(lags.values()) == worst_before
         assert (await asyncio.to_thread(advice, sidecar, group))["advised"] is True
-    finally:
-        for m in members:
-            await m.stop()
