@@ -138,17 +138,18 @@ def start_plugin_broker(settings: PluginSettings, directory: Any) -> PluginBroke
         broker = PluginBroker(kafka, proxy)
         if settings.sidecar is not None:
             # Started once the broker runs (it reads the broker), on the plugin's URL.
-            broker.real_sidecar = start_sidecar(
-                {
-                    "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
-                    "LAGASSIGN_REFRESH_INTERVAL_S": "1",
-                    "LAGASSIGN_RESET_POLICY": "earliest",
-                    **dict(settings.sidecar),
-                },
-                directory / "sidecar.log",
-                port=port,
+            broker.real_sidecar = stack.enter_context(
+                start_sidecar(
+                    {
+                        "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
+                        "LAGASSIGN_REFRESH_INTERVAL_S": "1",
+                        "LAGASSIGN_RESET_POLICY": "earliest",
+                        **dict(settings.sidecar),
+                    },
+                    directory / "sidecar.log",
+                    port=port,
+                )
             )
-            stack.callback(broker.real_sidecar.stop)
             if proxy is not None:
                 proxy.forward = broker.real_sidecar.url
         broker.stack = stack.pop_all()
