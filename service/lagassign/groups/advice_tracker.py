@@ -92,7 +92,8 @@ class AdviceTracker:
                 return None, None
             return window.produce_rate(), window.consume_rate()
 
-        return contradicted(snapshot, group.topics, flow)
+        with rates.lock:
+            return contradicted(snapshot, group.topics, flow)
 
     def _weighed(
         self, snapshot: GroupSnapshot | None
@@ -115,12 +116,16 @@ class AdviceTracker:
             window = rates.partition_window(group_id, topic, partition)
             return window.produce_rate() if window is not None else None
 
-        return (
-            *weighed(
-                snapshot, forecast=forecast, produce_rate=produce_rate, horizon_s=self._horizon_s
-            ),
-            None,
-        )
+        with rates.lock:
+            return (
+                *weighed(
+                    snapshot,
+                    forecast=forecast,
+                    produce_rate=produce_rate,
+                    horizon_s=self._horizon_s,
+                ),
+                None,
+            )
 
     def watch(self, view: LagReader) -> None:
         """Read the group list of ``view`` (every tracked group gets an advice)."""

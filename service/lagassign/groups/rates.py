@@ -63,13 +63,14 @@ NO_RATES = GroupRates(window_s=None)
 
 def group_rates(snapshot: GroupSnapshot, window: RateWindow, live: Assignment) -> GroupRates:
     """The figures of ``snapshot``'s partitions and of each live member's share of them."""
-    figures, at_least = with_floors(snapshot, window)
-    members: dict[str, RatesTotal] = {}
-    lines: dict[str, tuple[tuple[int, int], ...]] = {}
-    for member_id, topics in live.items():
-        held = [(t, p) for t, ps in topics.items() for p in ps]
-        members[member_id] = total(figures.get(tp, UNKNOWN_RATES) for tp in held)
-        lines[member_id] = tuple(window.lag_line(snapshot.group_id, held))
+    with window.lock:
+        figures, at_least = with_floors(snapshot, window)
+        members: dict[str, RatesTotal] = {}
+        lines: dict[str, tuple[tuple[int, int], ...]] = {}
+        for member_id, topics in live.items():
+            held = [(t, p) for t, ps in topics.items() for p in ps]
+            members[member_id] = total(figures.get(tp, UNKNOWN_RATES) for tp in held)
+            lines[member_id] = tuple(window.lag_line(snapshot.group_id, held))
     return GroupRates(
         window_s=window.window_s,
         partitions=figures,

@@ -23,13 +23,14 @@ def with_load(lag: LagSource, group_id: str, rates: RateWindow, horizon_s: float
     """``lag`` (source ``kafka``) with each partition's expected arrivals over the horizon added."""
     if lag.source != "kafka":
         return lag
-    loaded: dict[str, list[int]] = {}
-    for topic, lags in lag.lags.items():
-        row = list(lags)
-        for partition, backlog in enumerate(row):
-            window = rates.partition_window(group_id, topic, partition)
-            produce = window.produce_rate() if window is not None else None
-            if produce is not None:
-                row[partition] = backlog + round(produce * horizon_s)
-        loaded[topic] = row
+    with rates.lock:
+        loaded: dict[str, list[int]] = {}
+        for topic, lags in lag.lags.items():
+            row = list(lags)
+            for partition, backlog in enumerate(row):
+                window = rates.partition_window(group_id, topic, partition)
+                produce = window.produce_rate() if window is not None else None
+                if produce is not None:
+                    row[partition] = backlog + round(produce * horizon_s)
+            loaded[topic] = row
     return replace(lag, source="kafka-load", lags=loaded)

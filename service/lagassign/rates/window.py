@@ -26,6 +26,7 @@ forgotten, and so is a partition its group no longer lists.
 from __future__ import annotations
 
 import logging
+import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
@@ -245,6 +246,12 @@ class RateWindow:
       reach (``recent_produce``, ``recent_consume``: from the newest point back to the
       last point at least that much older, never across a gap or a reset; kept as
       each point is added, so reading them costs nothing).
+
+    The lag view records on its own thread while routes and worker threads read:
+    :attr:`lock` is held while a group is recorded, and by :meth:`rates_of` and
+    :meth:`lag_line`; a reader of :meth:`partition_window` that calls a window's
+    methods over several partitions holds it too (``with window.lock:``), so it never
+    sees a window half-way through an added point.
     """
 
     def __init__(
@@ -268,6 +275,7 @@ class RateWindow:
         )
         self._groups: dict[str, dict[TopicPartition, PartitionWindow]] = {}
         self._newest: dict[str, int] = {}
+        self.lock = threading.RLock()
 
     @property
     def window_s(self) -> float:
@@ -295,32 +303,33 @@ class RateWindow:
         from an earlier refresh (``stale``) adds nothing. The group's mapping of
         windows is replaced once every partition is recorded.
         """
-        t_ms = _time_of(snapshot)
-        old = self._groups.get(snapshot.group_id, {})
-        windows: dict[TopicPartition, PartitionWindow] = {}
-        window_ms, spacing_ms = self.window_ms, self.spacing_ms
-        max_gap_ms, max_points, recent_ms = self.max_gap_ms, self.max_points, self.recent_ms
-        for p in snapshot.partitions:
-            key = (p.topic, p.partition)
-            window = old.get(key)
-            if window is None:
-                window = PartitionWindow()
-            windows[key] = window
-            if p.stale or p.log_end_offset is None:
-                continue
-            committed = NO_OFFSET if p.current_offset is None else p.current_offset
-            window.add(
-                t_ms,
-                p.log_end_offset,
-                committed,
-                window_ms=window_ms,
-                spacing_ms=spacing_ms,
-                max_gap_ms=max_gap_ms,
-                max_points=max_points,
-                recent_ms=recent_ms,
-            )
-        self._groups[snapshot.group_id] = windows
-        self._newest[snapshot.group_id] = t_ms
+        with self.lock:
+            t_ms = _time_of(snapshot)
+            old = self._groups.get(snapshot.group_id, {})
+            windows: dict[TopicPartition, PartitionWindow] = {}
+            window_ms, spacing_ms = self.window_ms, self.spacing_ms
+            max_gap_ms, max_points, recent_ms = self.max_gap_ms, self.max_points, self.recent_ms
+            for p in snapshot.partitions:
+                key = (p.topic, p.partition)
+                window = old.get(key)
+                if window is None:
+                    window = PartitionWindow()
+                windows[key] = window
+                if p.stale or p.log_end_offset is None:
+                    continue
+                committed = NO_OFFSET if p.current_offset is None else p.current_offset
+                window.add(
+                    t_ms,
+                    p.log_end_offset,
+                    committed,
+                    window_ms=window_ms,
+                    spacing_ms=spacing_ms,
+                    max_gap_ms=max_gap_ms,
+                    max_points=max_points,
+                    recent_ms=recent_ms,
+                )
+            self._groups[snapshot.group_id] = windows
+            self._newest[snapshot.group_id] = t_ms
         return t_ms
 
     def forget_older_than(self, t_ms: int) -> None:
@@ -351,21 +360,22 @@ class RateWindow:
         Time lag: 0 when the snapshot's lag is 0 (by the lag rules), ``None``
         when its lag or its committed offset is unknown, else from the window.
         """
-        windows = self._groups.get(snapshot.group_id, {})
-        out: dict[TopicPartition, PartitionRates] = {}
-        for p in snapshot.partitions:
-            key = (p.topic, p.partition)
-            window = windows.get(key)
-            if window is None:
-                out[key] = PartitionRates(0.0 if p.lag == 0 else None, None, None)
-                continue
-            if p.lag == 0:
-                lag_seconds: float | None = 0.0
-            elif p.lag is None or p.current_offset is None:
-                lag_seconds = None
-            else:
-                lag_seconds = window.time_lag_s()
-            out[key] = PartitionRates(lag_seconds, window.produce_rate(), window.consume_rate())
+        with self.lock:
+            windows = self._groups.get(snapshot.group_id, {})
+            out: dict[TopicPartition, PartitionRates] = {}
+            for p in snapshot.partitions:
+                key = (p.topic, p.partition)
+                window = windows.get(key)
+                if window is None:
+                    out[key] = PartitionRates(0.0 if p.lag == 0 else None, None, None)
+                    continue
+                if p.lag == 0:
+                    lag_seconds: float | None = 0.0
+                elif p.lag is None or p.current_offset is None:
+                    lag_seconds = None
+                else:
+                    lag_seconds = window.time_lag_s()
+                out[key] = PartitionRates(lag_seconds, window.produce_rate(), window.consume_rate())
         return out
 
     def lag_line(
@@ -377,15 +387,18 @@ class RateWindow:
         at least 0) of those that have one then and a known committed offset.
         The partitions of one group share their refresh times.
         """
-        windows = self._groups.get(group_id, {})
-        summed: dict[int, int] = {}
-        for key in partitions:
-            window = windows.get(key)
-            if window is None:
-                continue
-            for t, end, committed in zip(window.times, window.ends, window.committed, strict=True):
-                if committed != NO_OFFSET:
-                    summed[t] = summed.get(t, 0) + max(0, end - committed)
+        with self.lock:
+            windows = self._groups.get(group_id, {})
+            summed: dict[int, int] = {}
+            for key in partitions:
+                window = windows.get(key)
+                if window is None:
+                    continue
+                for t, end, committed in zip(
+                    window.times, window.ends, window.committed, strict=True
+                ):
+                    if committed != NO_OFFSET:
+                        summed[t] = summed.get(t, 0) + max(0, end - committed)
         return sorted(summed.items())
 
     def sizes(self) -> tuple[int, int]:
