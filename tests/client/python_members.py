@@ -31,6 +31,8 @@ from tests.client.member import (
 )
 
 POLL_MS = 200
+# How much longer than the shim's deadline a kafka-python member's poll runs.
+POLL_SPARE_MS = 4000
 
 
 class Ownership:
@@ -225,8 +227,11 @@ class KafkaPythonMember(PythonMember):
     ) -> None:
         super().__init__(name, url, commit, advise_every_s, max_records, work_s)
         # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
-        # remaining timeout, so each poll outlasts the shim's deadline (see the shim's docs).
-        self._poll_ms = round(timeout_s * 1000) + 1000
+        # remaining timeout, so the shim's budget is what is left of the poll (see the shim's
+        # docs): each poll outlasts the shim's deadline by more than a join takes on a loaded
+        # machine (with 1 s to spare, a join that took the whole poll at load 20 left the
+        # leader no time and it fell back to range).
+        self._poll_ms = round(timeout_s * 1000) + POLL_SPARE_MS
         self._settings: dict[str, Any] = {
             "bootstrap_servers": bootstrap,
             "group_id": group,
