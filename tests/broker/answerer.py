@@ -30,11 +30,12 @@ import contextlib
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 import httpx
 
+from harness.loopback import LoopbackServer
 from tests.client.answers import packed
 
 Fault = Literal[
@@ -84,10 +85,11 @@ def in_requested_form(request: dict[str, Any], answer: Assignment) -> dict[str, 
     return {"assignment": answer, "revoked": {}}
 
 
-class Answerer:
+class Answerer(LoopbackServer):
     """Start with :meth:`start`, end with :meth:`stop`; ``url`` is its base URL."""
 
     def __init__(self, slow_s: float = 5.0, forward: str | None = None) -> None:
+        super().__init__()
         self.slow_s = slow_s
         self.late_s = 0.6
         self.token: str | None = None
@@ -99,39 +101,13 @@ class Answerer:
         self.requests: list[dict[str, Any]] = []
         self.answers: list[Assignment] = []
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._port = 0
-        self._server: ThreadingHTTPServer | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
-
-    def start(self) -> Answerer:
-        """Listen (again) on 127.0.0.1, on the same port as before if it ran already."""
-        self._stopping.clear()
-        server = ThreadingHTTPServer(("127.0.0.1", self._port), self._handler_class())
-        server.daemon_threads = True
-        self._port = int(server.server_address[1])
-        self._server = server
-        threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
 
     def stop(self) -> None:
         """Stop listening and release any answer held back; the port refuses connections."""
-        self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        super().stop()
         if self.forward is not None:
             self._client.close()
             self._client = httpx.Client()
-
-    def is_running(self) -> bool:
-        return self._server is not None
 
     def answer_for(self, member_ids: set[str]) -> Assignment | None:
         """The latest answer given to exactly these members (whatever other groups were given)."""
@@ -155,10 +131,10 @@ class Answerer:
             return sent.status_code, sent.content
         answer = lopsided(request)
         if fault == "late":
-            self._stopping.wait(self.late_s)
+            self.stopping.wait(self.late_s)
         if fault == "slow":
             # Held back past the plugin's deadline; never recorded (the plugin gave up on it).
-            self._stopping.wait(self.slow_s)
+            self.stopping.wait(self.slow_s)
             return 200, json.dumps(in_requested_form(request, answer)).encode()
         elif fault == "status-500":
             return 500, b'{"error": {"code": "internal", "message": "injected"}}'
@@ -178,7 +154,7 @@ class Answerer:
             self.answers.append(answer)
         return 200, json.dumps(in_requested_form(request, answer)).encode()
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
         answerer = self
 
         class Handler(BaseHTTPRequestHandler):

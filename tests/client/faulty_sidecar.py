@@ -17,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 import httpx
 
+from harness.loopback import LoopbackServer
 from tests.client.answers import giving_a_partition_twice, missing_a_partition, roundrobin_answer
 
 Fault = Literal[
@@ -37,51 +38,20 @@ FAULTS: tuple[Fault, ...] = (
 UPSTREAM_TIMEOUT_S = 10.0
 
 
-class FaultySidecar:
+class FaultySidecar(LoopbackServer):
     """Start with :meth:`start`, end with :meth:`stop`; ``url`` is its base URL.
 
     A stopped sidecar may start again, on the same port.
     """
 
     def __init__(self, upstream: str | None = None, slow_s: float = 5.0) -> None:
+        super().__init__()
         self.upstream = upstream.rstrip("/") if upstream else None
         self.slow_s = slow_s
         self.fault: Fault = "none"
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._port = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
-
-    def start(self) -> FaultySidecar:
-        """Listen (again) on 127.0.0.1, on the same port as before if it ran already."""
-        self._stopping.clear()
-        server = ThreadingHTTPServer(("127.0.0.1", self._port), self._handler_class())
-        server.daemon_threads = True
-        self._port = int(server.server_address[1])
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="faulty-sidecar",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening and release any answer held back; the port refuses connections."""
-        self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
     def answer(self, raw: bytes) -> tuple[int, bytes]:
         """The (status, body) the current fault gives for one request body."""
@@ -103,7 +73,7 @@ class FaultySidecar:
         elif fault == "partition-twice":
             answer = giving_a_partition_twice(answer)
         elif fault == "slow":
-            self._stopping.wait(self.slow_s)
+            self.stopping.wait(self.slow_s)
         return 200, json.dumps(answer).encode()
 
     def _valid(self, raw: bytes) -> tuple[int, bytes]:
@@ -117,7 +87,7 @@ class FaultySidecar:
         )
         return response.status_code, response.content
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
         sidecar = self
 
         class Handler(BaseHTTPRequestHandler):
