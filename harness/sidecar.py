@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from harness.owned import owned_by_this_process
 from harness.poll import eventually
 
 START_TIMEOUT_S = 60.0
@@ -135,6 +136,7 @@ def start_sidecar(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+    owned_by_this_process(process)
     sidecar = SidecarProcess(
         f"http://127.0.0.1:{port}",
         process,
