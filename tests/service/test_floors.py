@@ -78,11 +78,14 @@ def test_the_lag_view_reads_kafka_only_through_its_kafka_room() -> None:
     assert talking == []
     assert sorted(p.stem for p in wire.glob("*.py") if p.stem != "__init__") == [
         "clients",
+        "consumer_group_describe",
+        "group_requests",
         "groups",
+        "metadata",
         "nudge",
         "offsets",
-        "protocol",
         "record_times",
+        "wire",
     ]
 
 
