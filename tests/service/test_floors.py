@@ -20,7 +20,7 @@ MAY_IMPORT = {
     "serve": {"http", "history"},  # history: the directory is checked before the server starts
     "http": {"assign", "groups", "metrics", "forecast", "history", "lagview", "core", "rates"},
     "groups": {"assign", "forecast", "lagview", "core", "rates"},
-    "metrics": {"assign", "lagview", "core", "rates", "history"},
+    "metrics": {"assign", "forecast", "lagview", "core", "rates", "history"},
     "rates": {"assign", "lagview"},
     "assign": {"forecast", "lagview", "core"},
     "history": {"lagview"},

@@ -1,10 +1,12 @@
 """The ``/groups`` pages: Jinja2 templates rendered on the server, inline CSS, no JavaScript.
 
 The templates (``templates/*.html``, shipped in the wheel) read the pure values of
-:mod:`lagassign.groups.report`; autoescaping is on for every template, so every
-value that comes from Kafka or a request (group ids, member ids, hosts, client
-ids, topics, error messages) is HTML-escaped wherever it lands, text or
-attribute. Group ids in links are percent-encoded (the ``group_href`` filter).
+:mod:`lagassign.groups.report`; the list page (``groups.html``) also reads the
+``lag_view``, ``forecast_weights`` and ``history`` objects of its JSON answer, so the
+route renders it (:func:`lagassign.http.groups.render_group_list`). Autoescaping is
+on for every template, so every value that comes from Kafka or a request (group ids,
+member ids, hosts, client ids, topics, error messages) is HTML-escaped wherever it
+lands, text or attribute. Group ids in links are percent-encoded (the ``group_href`` filter).
 The bars are ``<div>`` widths in percent and each member's lag line an inline
 ``<svg>``, so they draw without scripts; each bar also carries its numbers in
 ``data-*`` attributes and as text. ``StrictUndefined`` makes a misspelt name in a
@@ -13,8 +15,6 @@ template an error, not an empty cell.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
 from urllib.parse import quote
 
 from fastapi.templating import Jinja2Templates
@@ -23,7 +23,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from lagassign.assign.answer import iso_utc
 from lagassign.groups.advice import Advice
 from lagassign.groups.header import GroupHeader
-from lagassign.groups.report import GroupReport, GroupSummary
+from lagassign.groups.report import GroupReport
 from lagassign.groups.sparkline import lag_sparkline
 
 # The partition table of a huge group is cut here; the JSON always has every row.
@@ -77,53 +77,6 @@ def protocol_text(h: GroupHeader) -> str | None:
     return h.protocol_type
 
 
-class LagViewLine(Protocol):
-    """What the list page says of the lag view (the ``lag_view`` JSON object)."""
-
-    @property
-    def running(self) -> bool: ...
-    @property
-    def kafka_up(self) -> bool: ...
-    @property
-    def last_refresh_error(self) -> str | None: ...
-
-
-class HistoryLine(Protocol):
-    """What the list page says of the lag history (the ``history`` JSON object)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def failing(self) -> bool: ...
-    @property
-    def write_errors_total(self) -> int: ...
-    @property
-    def last_error(self) -> str | None: ...
-    @property
-    def failing_since(self) -> str | None: ...
-
-
-class WeightsLine(Protocol):
-    """What the list page says of the forecast weights (the ``forecast_weights`` object)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def file(self) -> str: ...
-    @property
-    def in_use(self) -> bool: ...
-    @property
-    def groups(self) -> int: ...
-    @property
-    def fresh_groups(self) -> int: ...
-    @property
-    def age_seconds(self) -> float | None: ...
-    @property
-    def max_age_seconds(self) -> float | None: ...
-    @property
-    def last_error(self) -> str | None: ...
-
-
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("lagassign.groups", "templates"),
@@ -147,22 +100,6 @@ def environment() -> Environment:
 
 
 TEMPLATES = Jinja2Templates(env=environment())
-
-
-def render_group_list(
-    summaries: Sequence[GroupSummary],
-    lag_view: LagViewLine,
-    weights: WeightsLine | None = None,
-    history: HistoryLine | None = None,
-) -> str:
-    """The ``GET /groups`` page: one row per tracked group.
-
-    ``lag_view``, ``weights`` and ``history`` are the ``lag_view``, ``forecast_weights``
-    and ``history`` objects of the JSON answer (``weights`` ``None`` without a weights
-    file, ``history`` ``None`` without a history directory).
-    """
-    template = TEMPLATES.get_template("groups.html")
-    return template.render(summaries=summaries, lag_view=lag_view, weights=weights, history=history)
 
 
 def render_group(report: GroupReport, advice: Advice | None = None) -> str:

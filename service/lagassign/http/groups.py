@@ -19,6 +19,7 @@ then says how many, and ``GET /groups/{group_id}`` still shows each of them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,9 +29,9 @@ from starlette.concurrency import run_in_threadpool
 
 from lagassign.errors import UnknownGroup
 from lagassign.groups.live_assignment import live_assignment
-from lagassign.groups.page import render_group, render_group_list
+from lagassign.groups.page import TEMPLATES, render_group
 from lagassign.groups.rates import NO_RATES, group_rates
-from lagassign.groups.report import group_report, group_summary
+from lagassign.groups.report import GroupSummary, group_report, group_summary
 from lagassign.history.recorder import recorder_of
 from lagassign.http.auth import require_token
 from lagassign.http.parts import (
@@ -134,6 +135,19 @@ async def list_groups(
         return response
 
     return await run_in_threadpool(respond)
+
+
+def render_group_list(
+    summaries: Sequence[GroupSummary],
+    lag_view: LagViewOut,
+    weights: ForecastWeightsOut | None,
+    history: HistoryOut | None,
+) -> str:
+    """The ``GET /groups`` page: one row per tracked group, under the ``lag_view``,
+    ``forecast_weights`` and ``history`` objects of the JSON answer (``weights`` ``None``
+    without a weights file, ``history`` ``None`` without a history directory)."""
+    template = TEMPLATES.get_template("groups.html")
+    return template.render(summaries=summaries, lag_view=lag_view, weights=weights, history=history)
 
 
 def within_budget(group_ids: set[str], budget: int) -> tuple[list[str], int]:

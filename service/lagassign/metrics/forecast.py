@@ -16,42 +16,15 @@ Registered only when ``LAGASSIGN_WEIGHTS_PATH`` is set:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-
-class WeightsStateView(Protocol):
-    """What the metrics read of the weights' state (``forecast.source.WeightsState``)."""
-
-    @property
-    def file(self) -> str: ...
-
-    @property
-    def in_use(self) -> bool: ...
-
-    @property
-    def age_seconds(self) -> float | None: ...
-
-    @property
-    def groups(self) -> int: ...
-
-    @property
-    def fresh_groups(self) -> int: ...
-
-    @property
-    def load_errors_total(self) -> int: ...
-
-
-class WeightsReader(Protocol):
-    """The forecast source, as the metrics see it."""
-
-    def state(self) -> WeightsStateView: ...
+from lagassign.forecast.source import ForecastSource
 
 
 class ForecastWeightsCollector(Collector):
-    def __init__(self, source: WeightsReader) -> None:
+    def __init__(self, source: ForecastSource) -> None:
         self._source = source
 
     def collect(self) -> Iterator[Metric]:

@@ -8,10 +8,11 @@ from prometheus_client import CollectorRegistry, Info
 
 from lagassign import __version__
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.forecast.source import ForecastSource
 from lagassign.lagview.reader import LagReader
 from lagassign.metrics.assign import AssignMetrics
 from lagassign.metrics.assigned_by import AssignmentWatch
-from lagassign.metrics.forecast import ForecastWeightsCollector, WeightsReader
+from lagassign.metrics.forecast import ForecastWeightsCollector
 from lagassign.metrics.lag_view import LagViewCollector, RefreshMetrics
 from lagassign.metrics.live_match import LiveMatchCollector, LiveStatus
 from lagassign.metrics.rates import RatesCollector
@@ -27,7 +28,7 @@ class ServiceMetrics:
     #: How each group's live assignment was made (a refresh listener).
     assignments: AssignmentWatch
 
-    def collect_weights_of(self, source: WeightsReader) -> None:
+    def collect_weights_of(self, source: ForecastSource) -> None:
         """Expose the forecast weights' state at every scrape."""
         self.registry.register(ForecastWeightsCollector(source))
 
