@@ -2,18 +2,17 @@
 and made ready after each refresh (assign/lag_warmer.py); the group's last answer is
 served again for the same body over the same lag (assign/answer_reuse.py).
 
-The use case runs over a lag view holding real snapshots, the real rate window and
-the sidecar's drain model; only the model is counted, by a wrapper around it, to see
-when it ran.
+The use case runs over a lag view holding real snapshots, the real rate window, the
+sidecar's drain model and the route's turn at heavy work; only the model is counted,
+by a wrapper around it, to see when it ran.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -26,6 +25,8 @@ from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.lag_warmer import LagWarmer
 from lagassign.assign.rebalance import AssignParts, answer_rebalance
 from lagassign.assign.request import AssignRequest, parse_assign_request
+from lagassign.http.heavy import HeavyWork
+from lagassign.http.turn import Turn
 from lagassign.lagview.listeners import Refresh
 from lagassign.rates.lag_models import DrainModel
 from lagassign.rates.window import RateWindow
@@ -33,19 +34,8 @@ from tests.service.fake_lag_view import FakeLagView, snapshot_of
 
 pytestmark = pytest.mark.anyio
 
-T = TypeVar("T")
 GROUP = "orders"
 LAGS = {"t0": [9_000, 10, 10, 10], "t1": [5_000, 4_000]}
-
-
-class Here:
-    """Work runs where it is called; the client never goes."""
-
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        return function(*args)
-
-    async def check_client(self) -> None:
-        return None
 
 
 class Observed:
@@ -107,10 +97,15 @@ class Group:
             answer_reuse=self.reuse,
         )
         self.sent = await answer_rebalance(
-            parse_assign_request(body), parts, Here(), started=time.perf_counter(), raw=body
+            parse_assign_request(body), parts, light_turn(), started=time.perf_counter(), raw=body
         )
         answer: dict[str, Any] = json.loads(self.sent)
         return answer
+
+
+def light_turn() -> Turn:
+    """The route's worker for a light request: the work runs on the event loop."""
+    return Turn(HeavyWork(limit=1, wait_s=1.0))
 
 
 def body_of(group_id: str, count: int = 2, **changes: Any) -> dict[str, Any]:

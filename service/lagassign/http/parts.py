@@ -11,7 +11,8 @@ second, cost more than the answers themselves.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Request
 
@@ -26,6 +27,8 @@ from lagassign.lagview.reader import LagReader
 from lagassign.metrics import ServiceMetrics
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
+
+T = TypeVar("T")
 
 
 def sidecar_of(app: FastAPI) -> Sidecar:
@@ -43,45 +46,24 @@ async def current_sidecar(request: Request) -> Sidecar:
 SidecarDep = Annotated[Sidecar, Depends(current_sidecar)]
 
 
-async def current_settings(sidecar: SidecarDep) -> Settings:
-    return sidecar.settings
+def sidecar_part(read: Callable[[Sidecar], T]) -> Any:
+    """The dependency that hands a route ``read(sidecar)``: one part of the sidecar."""
+
+    async def part(sidecar: SidecarDep) -> T:
+        return read(sidecar)
+
+    return Depends(part)
 
 
-async def current_lag_view(sidecar: SidecarDep) -> LagReader | None:
-    return sidecar.lag_view
-
-
-async def current_answers(sidecar: SidecarDep) -> AnswerLog:
-    return sidecar.answers
-
-
-async def current_metrics(sidecar: SidecarDep) -> ServiceMetrics:
-    return sidecar.metrics
-
-
-async def current_forecast(sidecar: SidecarDep) -> ForecastSource | None:
-    return sidecar.forecast
-
-
-SettingsDep = Annotated[Settings, Depends(current_settings)]
-LagViewDep = Annotated[LagReader | None, Depends(current_lag_view)]
-AnswersDep = Annotated[AnswerLog, Depends(current_answers)]
-MetricsDep = Annotated[ServiceMetrics, Depends(current_metrics)]
-ForecastDep = Annotated[ForecastSource | None, Depends(current_forecast)]
-
-
-async def current_rates(sidecar: SidecarDep) -> RateWindow | None:
-    return sidecar.rates
-
-
-RatesDep = Annotated[RateWindow | None, Depends(current_rates)]
-
-
-async def current_advice(sidecar: SidecarDep) -> AdviceTracker | None:
-    return sidecar.advice
-
-
-AdviceDep = Annotated[AdviceTracker | None, Depends(current_advice)]
+SettingsDep = Annotated[Settings, sidecar_part(lambda s: s.settings)]
+LagViewDep = Annotated[LagReader | None, sidecar_part(lambda s: s.lag_view)]
+AnswersDep = Annotated[AnswerLog, sidecar_part(lambda s: s.answers)]
+MetricsDep = Annotated[ServiceMetrics, sidecar_part(lambda s: s.metrics)]
+ForecastDep = Annotated[ForecastSource | None, sidecar_part(lambda s: s.forecast)]
+RatesDep = Annotated[RateWindow | None, sidecar_part(lambda s: s.rates)]
+AdviceDep = Annotated[AdviceTracker | None, sidecar_part(lambda s: s.advice)]
+LagModelDep = Annotated[LagModel | None, sidecar_part(lambda s: s.lag_model)]
+CachesDep = Annotated[AssignCaches | None, sidecar_part(lambda s: s.caches)]
 
 
 async def current_heavy(sidecar: SidecarDep) -> HeavyWork:
@@ -91,17 +73,3 @@ async def current_heavy(sidecar: SidecarDep) -> HeavyWork:
 
 
 HeavyDep = Annotated[HeavyWork, Depends(current_heavy)]
-
-
-async def current_lag_model(sidecar: SidecarDep) -> LagModel | None:
-    return sidecar.lag_model
-
-
-LagModelDep = Annotated[LagModel | None, Depends(current_lag_model)]
-
-
-async def current_caches(sidecar: SidecarDep) -> AssignCaches | None:
-    return sidecar.caches
-
-
-CachesDep = Annotated[AssignCaches | None, Depends(current_caches)]
