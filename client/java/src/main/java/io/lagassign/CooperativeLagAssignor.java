@@ -78,7 +78,7 @@ public class CooperativeLagAssignor extends LagAssignor {
 
     @Override
     byte[] requestBody(GroupView view) {
-        return view.requestBody(config().strategy(), config().resetPolicy(), "cooperative");
+        return view.requestBody(config().strategy(), config().consumer().resetPolicy(), "cooperative");
     }
 
     @Override

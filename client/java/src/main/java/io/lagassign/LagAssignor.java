@@ -94,16 +94,17 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
     @Override
     public void configure(Map<String, ?> configs) {
         LagAssignorConfig parsed = new LagAssignorConfig(configs);
+        ConsumerSettings consumer = parsed.consumer();
         this.config = parsed;
         this.sidecar = new Sidecar(parsed.url(), parsed.timeout(), parsed.token());
-        this.state = new SubscriptionUserData(Map.of(), null, parsed.instanceId(), parsed.rack());
-        if (parsed.resetPolicyUnsent() != null) {
+        this.state = new SubscriptionUserData(Map.of(), null, consumer.instanceId(), consumer.rack());
+        if (consumer.resetPolicyUnsent() != null) {
             LOG.info("lagassign: auto.offset.reset={} has no reset_policy in the sidecar's request (earliest, latest, "
                     + "none): requests of group {} leave it out and the sidecar uses its own setting",
-                    parsed.resetPolicyUnsent(), parsed.groupId());
+                    consumer.resetPolicyUnsent(), consumer.groupId());
         }
         close();
-        this.mbean = DecisionMBean.register(counters, parsed.clientId());
+        this.mbean = DecisionMBean.register(counters, consumer.clientId());
     }
 
     /**
@@ -160,20 +161,20 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
                     .forEach((memberId, given) -> ranged.put(memberId, given.partitions()));
             int partitions = ranged.values().stream().mapToInt(List::size).sum();
             LOG.warn("lagassign: group {} falls back to the {} assignor ({}): {}; {} members, {} partitions, "
-                    + "member lag unknown, {} ms", config.groupId(), fallbackAssignor().name(), e.reason().label(),
-                    e.getMessage(), members, partitions, millis(decision));
+                    + "member lag unknown, {} ms", config.consumer().groupId(), fallbackAssignor().name(),
+                    e.reason().label(), e.getMessage(), members, partitions, millis(decision));
             return noted(ranged, decision);
         }
     }
 
     /** The group as this rebalance's request describes it. */
     GroupView view(Cluster metadata, GroupSubscription groupSubscription) throws FallbackException {
-        return GroupView.of(config.groupId(), metadata, groupSubscription.groupSubscription());
+        return GroupView.of(config.consumer().groupId(), metadata, groupSubscription.groupSubscription());
     }
 
     /** The {@code POST /assign} body: an eager rebalance. */
     byte[] requestBody(GroupView view) {
-        return view.requestBody(config.strategy(), config.resetPolicy());
+        return view.requestBody(config.strategy(), config.consumer().resetPolicy());
     }
 
     /** The sidecar's answer, checked for an eager rebalance (nothing withheld). */
@@ -207,9 +208,10 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         String strategy = decision.strategy().orElse("?");
         if (decision.blindness().isPresent()) {
             LOG.warn("lagassign: group {} assigned by the sidecar ({}) without full lag ({}): {}; {}",
-                    config.groupId(), strategy, decision.outcome(), answer.blindnessText(), numbers);
+                    config.consumer().groupId(), strategy, decision.outcome(), answer.blindnessText(), numbers);
         } else {
-            LOG.info("lagassign: group {} assigned by the sidecar ({}): {}", config.groupId(), strategy, numbers);
+            LOG.info("lagassign: group {} assigned by the sidecar ({}): {}", config.consumer().groupId(), strategy,
+                    numbers);
         }
     }
 
@@ -239,7 +241,7 @@ public class LagAssignor implements ConsumerPartitionAssignor, Configurable, Aut
         recordLeadership(metadata);
         if (LOG.isDebugEnabled()) {
             LOG.debug("lagassign: group {} generation {}: {} partitions assigned by {}", config == null ? "?"
-                    : config.groupId(), generation, assignment.partitions().size(),
+                    : config.consumer().groupId(), generation, assignment.partitions().size(),
                     assignedBy == null ? "an unknown leader" : assignedBy);
         }
     }

@@ -15,10 +15,7 @@ import static io.lagassign.LagAssignor.URL_DOC;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -30,10 +27,6 @@ import org.apache.kafka.common.config.types.Password;
 final class LagAssignorConfig extends AbstractConfig {
     /** The longest deadline allowed: well under any sensible session timeout. */
     static final int MAX_TIMEOUT_MS = 60_000;
-    /** The reset policies the request's {@code reset_policy} knows. */
-    static final List<String> RESET_POLICIES = List.of("earliest", "latest", "none");
-    /** Kafka's own default of {@code auto.offset.reset}. */
-    static final String DEFAULT_RESET_POLICY = "latest";
 
     static final ConfigDef CONFIG = new ConfigDef()
             .define(URL_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, LagAssignorConfig::checkUrl,
@@ -44,32 +37,11 @@ final class LagAssignorConfig extends AbstractConfig {
                     Importance.MEDIUM, STRATEGY_DOC)
             .define(TOKEN_CONFIG, Type.PASSWORD, null, Importance.LOW, TOKEN_DOC);
 
-    private final String groupId;
-    private final String instanceId;
-    private final String rack;
-    private final String clientId;
-    private final String resetPolicy;
-    private final String resetPolicyUnsent;
+    private final ConsumerSettings consumer;
 
     LagAssignorConfig(Map<String, ?> consumerConfigs) {
         super(CONFIG, consumerConfigs, false);
-        this.groupId = nonBlank(consumerConfigs.get(ConsumerConfig.GROUP_ID_CONFIG));
-        if (groupId == null) {
-            throw new ConfigException(ConsumerConfig.GROUP_ID_CONFIG, consumerConfigs.get(ConsumerConfig.GROUP_ID_CONFIG),
-                    "io.lagassign.LagAssignor assigns a consumer group: set group.id");
-        }
-        this.instanceId = nonBlank(consumerConfigs.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
-        this.rack = nonBlank(consumerConfigs.get(ConsumerConfig.CLIENT_RACK_CONFIG));
-        this.clientId = nonBlank(consumerConfigs.get(ConsumerConfig.CLIENT_ID_CONFIG));
-        String reset = nonBlank(consumerConfigs.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
-        String policy = reset == null ? DEFAULT_RESET_POLICY : reset.strip().toLowerCase(Locale.ROOT);
-        if (RESET_POLICIES.contains(policy)) {
-            this.resetPolicy = policy;
-            this.resetPolicyUnsent = null;
-        } else {
-            this.resetPolicy = null;
-            this.resetPolicyUnsent = reset;
-        }
+        this.consumer = ConsumerSettings.of(consumerConfigs);
     }
 
     URI url() {
@@ -89,39 +61,9 @@ final class LagAssignorConfig extends AbstractConfig {
         return token == null || token.value().isEmpty() ? null : token.value();
     }
 
-    String groupId() {
-        return groupId;
-    }
-
-    String instanceId() {
-        return instanceId;
-    }
-
-    String rack() {
-        return rack;
-    }
-
-    /** The consumer's {@code client.id} (the consumer fills in its generated one), or null. */
-    String clientId() {
-        return clientId;
-    }
-
-    /**
-     * The consumer's {@code auto.offset.reset} as the request's {@code reset_policy} (earliest,
-     * latest or none; Kafka's default, latest, when unset), or null when the policy has no
-     * equivalent in the request (e.g. {@code by_duration:P1D}); see {@link #resetPolicyUnsent()}.
-     */
-    String resetPolicy() {
-        return resetPolicy;
-    }
-
-    /** The consumer's {@code auto.offset.reset} when it is not sent, else null. */
-    String resetPolicyUnsent() {
-        return resetPolicyUnsent;
-    }
-
-    private static String nonBlank(Object value) {
-        return value == null || value.toString().isBlank() ? null : value.toString();
+    /** The consumer's own settings the shim reads (its group, identity and reset policy). */
+    ConsumerSettings consumer() {
+        return consumer;
     }
 
     private static void checkUrl(String name, Object value) {

@@ -26,8 +26,8 @@ class LagAssignorConfigTest {
         assertEquals(1500, LagAssignor.DEFAULT_TIMEOUT_MS);
         assertNull(config.strategy());
         assertNull(config.token());
-        assertEquals("orders", config.groupId());
-        assertNull(config.instanceId());
+        assertEquals("orders", config.consumer().groupId());
+        assertNull(config.consumer().instanceId());
     }
 
     @Test
@@ -38,8 +38,8 @@ class LagAssignorConfigTest {
         configs.put(LagAssignor.STRATEGY_CONFIG, "lag-aware");
         configs.put(LagAssignor.TIMEOUT_MS_CONFIG, "900");
         LagAssignorConfig config = new LagAssignorConfig(configs);
-        assertEquals("web-1", config.instanceId());
-        assertEquals("rack-a", config.rack());
+        assertEquals("web-1", config.consumer().instanceId());
+        assertEquals("rack-a", config.consumer().rack());
         assertEquals("lag-aware", config.strategy());
         assertEquals(Duration.ofMillis(900), config.timeout());
     }
@@ -87,14 +87,14 @@ class LagAssignorConfigTest {
 
     @Test
     void theResetPolicyIsTheConsumersOrKafkasDefault() {
-        assertEquals("latest", new LagAssignorConfig(configs()).resetPolicy());
+        assertEquals("latest", new LagAssignorConfig(configs()).consumer().resetPolicy());
         Map<String, Object> configs = configs();
         configs.put("auto.offset.reset", "earliest");
-        assertEquals("earliest", new LagAssignorConfig(configs).resetPolicy());
+        assertEquals("earliest", new LagAssignorConfig(configs).consumer().resetPolicy());
         configs.put("auto.offset.reset", "by_duration:PT1H");
         LagAssignorConfig byDuration = new LagAssignorConfig(configs);
-        assertNull(byDuration.resetPolicy());
-        assertEquals("by_duration:PT1H", byDuration.resetPolicyUnsent());
+        assertNull(byDuration.consumer().resetPolicy());
+        assertEquals("by_duration:PT1H", byDuration.consumer().resetPolicyUnsent());
     }
 
     @Test
