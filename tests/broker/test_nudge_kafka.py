@@ -11,19 +11,50 @@ says a rebalance would pay, and the sidecar's own member joins and leaves the
 group: the group epoch moves twice, the plugin answers, the live assignment
 becomes the sidecar's last answer (one hot partition each), the members keep
 consuming, and the nudge is counted once.
+
+Two more tests call the nudge directly (:func:`lagassign.lagview.kafka.nudge.nudge`, through
+the lag view's own clients) on a stable group with no lag (the sidecar's advice never
+nudges it): two replicas' nudgers, each with what its last refresh saw of the group,
+and only the first joins; and a nudge that joins while the group's
+``consumer.assignment.interval.ms`` (a group config, 15 s) has not passed since the
+broker's last computation, so the broker does not recompute within the nudge's wait
+(``not_recomputed``) and never computes the join's epoch at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import pytest
 from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported, not declared
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ResourceType,
+)
 
 from harness.poll import eventually
+from lagassign.groups.nudger import Epochs, EpochWatch
+from lagassign.lagview.kafka.clients import KafkaClients
+from lagassign.lagview.kafka.groups import GroupReader
+from lagassign.lagview.kafka.nudge import NudgeResult, nudge
 from tests.broker.conftest import SETTLE_S, FreshTopic, PluginBroker, PluginSettings
-from tests.broker.consumers import Owned, consumers, each_partition_once, owned, reported_owned
+from tests.broker.consumers import (
+    Owned,
+    consumers,
+    each_partition_once,
+    owned,
+    poll_until,
+    pump,
+    reported_owned,
+)
 
 pytestmark = [pytest.mark.kafka]
 
@@ -183,3 +214,126 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
         quiet = eventually(calm, 60, "the advice no longer advises a rebalance")
         assert quiet["advice"]["nudges"] == 1
         assert quiet["header"]["group_epoch"] == epoch_after
+
+
+T = TypeVar("T")
+#: The group config that spaces the broker's computations of a group's target assignment.
+ASSIGNMENT_INTERVAL = "consumer.assignment.interval.ms"
+
+
+def with_groups(bootstrap: str, step: Callable[[GroupReader], Awaitable[T]]) -> T:
+    """``step`` on the group reader of a lag view's own clients, opened for it."""
+    clients = KafkaClients(bootstrap, request_timeout_s=5.0)
+
+    async def go() -> T:
+        try:
+            return await step((await clients.ensure()).groups)
+        finally:
+            await clients.drop()
+
+    return asyncio.run(go())
+
+
+def epochs_of(bootstrap: str, group: str) -> Epochs:
+    async def describe(groups: GroupReader) -> Epochs:
+        epochs = Epochs.of(await groups.describe_consumer_group(group))
+        assert epochs is not None
+        return epochs
+
+    return with_groups(bootstrap, describe)
+
+
+@contextmanager
+def stable_group(fresh_topic: FreshTopic) -> Iterator[list[Consumer]]:
+    """Two members on ``uniform`` holding two partitions each, no lag: the sidecar's advice
+    never nudges them; their heartbeats run in librdkafka's threads meanwhile."""
+    topic = fresh_topic.topic
+    with consumers(fresh_topic.bootstrap, fresh_topic.group, topic, 2, "uniform") as members:
+
+        def settled(state: Owned) -> bool:
+            return len(state) == 2 and each_partition_once(state, topic, PARTITIONS)
+
+        poll_until(members, settled, SETTLE_S, "the group settles")
+        yield members
+
+
+def test_of_two_replicas_nudging_one_group_only_the_first_joins(
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
+) -> None:
+    bootstrap, group = fresh_topic.bootstrap, fresh_topic.group
+    with stable_group(fresh_topic):
+        # Each replica's last refresh saw the same epochs; both are advised now.
+        seen = epochs_of(bootstrap, group)
+        replicas = [EpochWatch(), EpochWatch()]
+        for watch in replicas:
+            watch.saw(group, seen, time.monotonic())
+
+        def replica_nudges(watch: EpochWatch) -> NudgeResult:
+            unless = watch.before_nudge(group, 30.0, time.monotonic)
+            result = with_groups(bootstrap, lambda groups: nudge(groups, group, unless=unless))
+            watch.nudged(group, result)
+            return result
+
+        first = replica_nudges(replicas[0])
+        assert first.outcome == "nudged", first
+        after_first = epochs_of(bootstrap, group)
+        second = replica_nudges(replicas[1])
+        print(f"\nfirst: {first}\nsecond: {second}")
+        assert second.outcome == "recomputed_recently", second
+        assert second.detail.startswith(
+            f"its epochs moved since the last refresh (group epoch {seen.group} -> "
+        ), second.detail
+        assert second.epoch_joined is None
+        # The second never joined: the group epoch is where the first's leave put it.
+        assert after_first.group == seen.group + 2
+        assert epochs_of(bootstrap, group).group == after_first.group
+
+
+def test_a_nudge_within_the_groups_assignment_interval_is_not_recomputed(
+    plugin_broker: PluginBroker, fresh_topic: FreshTopic
+) -> None:
+    bootstrap, group = fresh_topic.bootstrap, fresh_topic.group
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    interval = ConfigEntry(
+        ASSIGNMENT_INTERVAL, "15000", incremental_operation=AlterConfigOpType.SET
+    )
+    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[interval])
+    with stable_group(fresh_topic) as members:
+        for future in admin.incremental_alter_configs([resource]).values():
+            future.result(timeout=60)
+
+        def in_force() -> bool:
+            (described,) = admin.describe_configs(
+                [ConfigResource(ResourceType.GROUP, group)]
+            ).values()
+            return bool(described.result(timeout=60)[ASSIGNMENT_INTERVAL].value == "15000")
+
+        eventually(in_force, 60, f"the group's {ASSIGNMENT_INTERVAL} is 15000")
+
+        # The first nudge waits past the interval, so its join's epoch is computed...
+        first = with_groups(bootstrap, lambda groups: nudge(groups, group, wait_s=20.0))
+        assert first.outcome == "nudged", first
+        assert first.epoch_joined is not None
+        # ...and the second joins at once, well within 15 s of that computation: the
+        # broker keeps the last target until the interval has passed, past its 2 s wait.
+        second = with_groups(bootstrap, lambda groups: nudge(groups, group, wait_s=2.0))
+        print(f"\nfirst: {first}\nsecond: {second}")
+        assert second.outcome == "not_recomputed", second
+        assert second.detail == "no new target assignment within 2 s", second.detail
+        assert second.epoch_joined is not None
+        assert second.epoch_joined == first.epoch_joined + 2
+
+        # Once the interval has passed, a member's heartbeat has the broker compute the
+        # epoch of the second nudge's leave: the epoch of its join was never computed.
+        final = second.epoch_joined + 1
+
+        def recomputed() -> bool:
+            pump(members)
+            epochs = epochs_of(bootstrap, group)
+            return epochs.assignment == epochs.group == final
+
+        eventually(recomputed, 60, "the group's target assignment at the last leave's epoch")
+        computed = [epoch for epoch, _ in plugin_broker.assignments(group)]
+        assert first.epoch_joined in computed, computed
+        assert final in computed, computed
+        assert second.epoch_joined not in computed, computed

@@ -3,7 +3,8 @@
 The nudge itself (the sidecar's member joining and leaving) is proven on a real
 broker in ``tests/broker/test_nudge_kafka.py``; here the decision around it: which
 groups are weighed, when a nudge starts, that it never repeats within the
-cooldown, how it is counted and shown.
+cooldown, that two replicas of the sidecar nudge a group once between them, how it
+is counted and shown.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from datetime import datetime, timedelta
+
+import pytest
 
 from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
@@ -22,8 +25,8 @@ from lagassign.lagview.kafka.consumer_group_describe import (
     DescribedConsumerGroup,
     DescribedConsumerMember,
 )
-from lagassign.lagview.kafka.groups import NUDGE_TOPIC, consumer_group_answer
-from lagassign.lagview.kafka.nudge import NudgeResult
+from lagassign.lagview.kafka.groups import NUDGE_TOPIC, GroupDescription, consumer_group_answer
+from lagassign.lagview.kafka.nudge import NudgeResult, Unless
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.metrics.nudge import NudgeCollector
@@ -69,16 +72,41 @@ class Clock:
         return self.wall
 
 
-class FakeNudge:
-    """Stands in for the Kafka side only: records the calls, answers ``outcome``."""
+class Coordinator:
+    """The group's epochs as the coordinator keeps them: a join and its leave move both
+    by two (the target is recomputed at once here)."""
 
-    def __init__(self, outcome: str = "nudged") -> None:
+    def __init__(self, epoch: int = 5) -> None:
+        self.epoch = epoch
+
+    def described(self) -> GroupDescription:
+        return GroupDescription("g", "Stable", "consumer", "lagassign", (), self.epoch, self.epoch)
+
+    def snapshot(self, snap: GroupSnapshot) -> GroupSnapshot:
+        """``snap`` as a refresh reads it now, with the group's epochs."""
+        return dataclasses.replace(snap, group_epoch=self.epoch, assignment_epoch=self.epoch)
+
+
+class FakeNudge:
+    """Stands in for the Kafka side only: records the calls, answers ``outcome``; with a
+    ``coordinator``, describes the group to ``unless`` first and moves its epochs."""
+
+    def __init__(self, outcome: str = "nudged", coordinator: Coordinator | None = None) -> None:
         self.calls: list[str] = []
         self.outcome = outcome
+        self.coordinator = coordinator
 
-    async def __call__(self, group_id: str) -> NudgeResult:
+    async def __call__(self, group_id: str, *, unless: Unless | None = None) -> NudgeResult:
         self.calls.append(group_id)
-        return NudgeResult(group_id, "m-x", self.outcome, "", 5, 6, 0.4)  # type: ignore[arg-type]
+        coordinator = self.coordinator
+        if coordinator is None:
+            return NudgeResult(group_id, "m-x", self.outcome, "", 5, 6, 0.4)  # type: ignore[arg-type]
+        before = coordinator.epoch
+        why = unless(coordinator.described()) if unless is not None else None
+        if why is not None:
+            return NudgeResult(group_id, "m-x", "recomputed_recently", why, before)
+        coordinator.epoch += 2
+        return NudgeResult(group_id, "m-x", self.outcome, "", before, before + 1, 0.4)  # type: ignore[arg-type]
 
 
 async def settle(nudger: GroupNudger) -> None:
@@ -126,6 +154,71 @@ def test_an_advised_group_is_nudged_once_within_the_cooldown() -> None:
     fake, nudger, _ = run_refreshes([(0.0, consumer_group()), (60.0, consumer_group())])
     assert fake.calls == ["g", "g"]
     assert nudger.counts() == {("g", "nudged"): 2}
+
+
+class Replica:
+    """One replica of the sidecar: its own clock, advice and nudger (held 2 s, cooled
+    60 s), nudging the group the ``coordinator`` keeps; no store shared with another."""
+
+    def __init__(self, coordinator: Coordinator) -> None:
+        self.clock = Clock()
+        self.tracker = AdviceTracker(dataclasses.replace(POLICY, hold_s=2), clock=self.clock.utc)
+        self.nudger = GroupNudger(
+            self.tracker, FakeNudge(coordinator=coordinator), clock=self.clock
+        )
+        self.coordinator = coordinator
+
+    async def refresh(self, t: float) -> None:
+        """A refresh at ``t`` reads the skewed group as it is now; a nudge it starts has
+        not run yet when this returns."""
+        self.clock.now = t
+        self.clock.wall = AS_OF + timedelta(seconds=t)
+        snap = self.coordinator.snapshot(consumer_group())
+        refresh = Refresh(0.1, True, [dataclasses.replace(snap, as_of=self.clock.wall)])
+        self.tracker.observe(refresh, kafka_up=True, groups={"g"})
+        await self.nudger.refreshed(refresh)
+
+
+async def turns() -> None:
+    for _ in range(10):  # the nudge tasks run on the loop: a few turns finish them
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize(
+    ("b_refreshes", "why"),
+    [
+        # B's refresh comes half a second after A's nudge: it sees the epochs move.
+        (0.5, "within the cooldown of 60.0 s"),
+        # Both refresh before either nudge runs: B finds them moved when it describes
+        # the group just before its join.
+        (0.0, "moved since the last refresh (group epoch 7 -> 9, target assignment epoch 7 -> 9)"),
+    ],
+)
+def test_two_replicas_nudge_a_skewed_group_once_between_them(b_refreshes: float, why: str) -> None:
+    # The nudges move nothing (the same skew stays), so both replicas stay advised
+    # for 70 s: as one sidecar, the group is nudged once per cooldown, at 2 s and 62 s.
+    coordinator = Coordinator()
+    a, b = Replica(coordinator), Replica(coordinator)
+
+    async def go() -> None:
+        for step in range(71):
+            await a.refresh(float(step))
+            if b_refreshes:
+                await turns()
+            await b.refresh(step + b_refreshes)
+            await turns()
+        await settle(a.nudger)
+        await settle(b.nudger)
+
+    asyncio.run(go())
+    assert a.nudger.counts() == {("g", "nudged"): 2}
+    assert b.nudger.counts() == {("g", "recomputed_recently"): 2}
+    assert coordinator.epoch == 5 + 2 * 2
+    advice = b.tracker.advice_of("g")
+    assert advice is not None
+    assert advice.last_nudge is not None
+    assert advice.last_nudge.startswith("recomputed_recently in 0.0 s: its epochs moved")
+    assert why in advice.last_nudge
 
 
 def test_classic_and_balanced_groups_are_never_nudged() -> None:

@@ -12,6 +12,13 @@ recomputations, each answered by the plugin).
 - At most one nudge of a group at a time, and never two within the advice's
   cooldown (``LAGASSIGN_ADVICE_COOLDOWN_S``, or the proportional one), whatever
   the nudge's outcome: a nudge that moved nothing is not repeated at every refresh.
+- Not when someone else has just recomputed the group (:class:`EpochWatch`): the
+  nudge reads the group just before its join and skips it (outcome
+  ``recomputed_recently``) when the group or target-assignment epoch moved since
+  the last refresh, or moved within the cooldown, by anything but this sidecar's
+  own nudges. So several replicas of the sidecar with the nudge on, sharing no
+  store, nudge a group once between them: the first one's join and leave move the
+  epochs, and the others see it before they join.
 - A nudge runs in a task of its own, so the refresh loop never waits on it.
 - Every nudge is counted by outcome (``lagassign_nudges_total{group,outcome}``),
   logged at INFO (WARNING when it failed), and shown on the group's advice
@@ -24,14 +31,110 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
 from lagassign.groups.advice_tracker import AdviceTracker
-from lagassign.lagview.kafka.nudge import NudgeResult
+from lagassign.lagview.kafka.groups import GroupDescription
+from lagassign.lagview.kafka.nudge import NudgeResult, Unless
 from lagassign.lagview.listeners import Refresh
 
 log = logging.getLogger(__name__)
 
-Nudge = Callable[[str], Awaitable[NudgeResult]]
+
+class Nudge(Protocol):
+    """Nudges one group (:meth:`lagassign.lagview.view.LagView.nudge`)."""
+
+    def __call__(
+        self, group_id: str, *, unless: Unless | None = None
+    ) -> Awaitable[NudgeResult]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Epochs:
+    """A consumer-protocol group's group epoch and target-assignment epoch."""
+
+    group: int
+    assignment: int
+
+    @classmethod
+    def of(cls, group: GroupDescription) -> Epochs | None:
+        if group.group_epoch is None or group.assignment_epoch is None:
+            return None
+        return cls(group.group_epoch, group.assignment_epoch)
+
+    def __str__(self) -> str:
+        return f"group epoch {self.group}, target assignment epoch {self.assignment}"
+
+
+class EpochWatch:
+    """The epochs each refresh saw of the consumer-protocol groups, and when they last
+    moved other than by this sidecar's own nudges.
+
+    :meth:`before_nudge` gives the check a nudge makes on the description it reads
+    just before its join (:func:`recently_moved`). What moves while this sidecar's
+    nudge of a group runs, and epochs up to that nudge's leave, are its own; a group
+    first seen has no known move.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, Epochs] = {}
+        self._moved: dict[str, float] = {}
+        # group -> the group epoch of this sidecar's last nudge's leave.
+        self._own: dict[str, int] = {}
+        self._nudging: set[str] = set()
+
+    def saw(self, group_id: str, epochs: Epochs, now: float) -> None:
+        """A refresh read ``epochs`` of ``group_id`` at ``now``."""
+        last = self._seen.get(group_id)
+        self._seen[group_id] = epochs
+        if last is None or epochs == last or group_id in self._nudging:
+            return
+        if epochs.group > self._own.get(group_id, -1):
+            self._moved[group_id] = now
+
+    def before_nudge(self, group_id: str, cooldown_s: float, clock: Callable[[], float]) -> Unless:
+        """The check of a nudge of ``group_id`` that starts now, on what is known now."""
+        last, moved = self._seen.get(group_id), self._moved.get(group_id)
+        own = self._own.get(group_id, -1)
+        self._nudging.add(group_id)
+
+        def unless(group: GroupDescription) -> str | None:
+            described = Epochs.of(group)
+            if described is None or described.group <= own:
+                return None
+            return recently_moved(last, moved, described, clock(), cooldown_s)
+
+        return unless
+
+    def nudged(self, group_id: str, result: NudgeResult) -> None:
+        """The nudge of ``group_id`` ended: a join (and its leave) moved the group epoch
+        twice from ``epoch_before``, unless it was skipped or refused."""
+        self._nudging.discard(group_id)
+        if result.outcome in ("recomputed_recently", "refused") or result.epoch_before is None:
+            return
+        joined = result.epoch_joined if result.epoch_joined is not None else result.epoch_before + 1
+        self._own[group_id] = joined + 1
+
+
+def recently_moved(
+    last: Epochs | None, moved: float | None, described: Epochs, now: float, cooldown_s: float
+) -> str | None:
+    """Why a group ``described`` just before the join is not to be nudged: its epochs
+    differ from what the last refresh saw (``last``: they moved since), or they last
+    moved (``moved``) within ``cooldown_s`` of ``now``; ``None`` when neither."""
+    if last is not None and described != last:
+        return (
+            f"its epochs moved since the last refresh (group epoch {last.group} ->"
+            f" {described.group}, target assignment epoch {last.assignment} ->"
+            f" {described.assignment})"
+        )
+    if moved is not None and now - moved < cooldown_s:
+        return (
+            f"its epochs moved {now - moved:.1f} s ago ({described}), within the"
+            f" cooldown of {cooldown_s:.1f} s"
+        )
+    return None
 
 
 def nudge_line(result: NudgeResult) -> str:
@@ -56,6 +159,7 @@ class GroupNudger:
         self._tracker = tracker
         self._nudge = nudge
         self._clock = clock
+        self.epochs = EpochWatch()
         self._last: dict[str, float] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._counts: dict[tuple[str, str], int] = {}
@@ -64,8 +168,9 @@ class GroupNudger:
         """(group, outcome) -> nudges so far."""
         return dict(self._counts)
 
-    def due(self, refresh: Refresh) -> list[str]:
-        """The groups to nudge after ``refresh``: advised, consumer-protocol, out of cooldown."""
+    def due(self, refresh: Refresh) -> list[tuple[str, float]]:
+        """The groups to nudge after ``refresh`` (advised, consumer-protocol, out of
+        cooldown), each with its cooldown."""
         consumer = {s.group_id for s in refresh.fresh if s.protocol_type == "consumer"}
         now = self._clock()
         found = []
@@ -78,28 +183,37 @@ class GroupNudger:
             last = self._last.get(group_id)
             if last is not None and now - last < cooldown_s:
                 continue
-            found.append(group_id)
+            found.append((group_id, cooldown_s))
         return found
 
     async def refreshed(self, refresh: Refresh) -> None:
-        for group_id in self.due(refresh):
-            self._last[group_id] = self._clock()
+        now = self._clock()
+        for snapshot in refresh.fresh:
+            if snapshot.group_epoch is not None and snapshot.assignment_epoch is not None:
+                seen = Epochs(snapshot.group_epoch, snapshot.assignment_epoch)
+                self.epochs.saw(snapshot.group_id, seen, now)
+        for group_id, cooldown_s in self.due(refresh):
+            self._last[group_id] = now
+            unless = self.epochs.before_nudge(group_id, cooldown_s, self._clock)
             self._tasks[group_id] = asyncio.create_task(
-                self._run(group_id), name=f"lagassign-nudge-{group_id}"
+                self._run(group_id, unless), name=f"lagassign-nudge-{group_id}"
             )
 
-    async def _run(self, group_id: str) -> None:
+    async def _run(self, group_id: str, unless: Unless) -> None:
         try:
-            result = await self._nudge(group_id)
+            result = await self._nudge(group_id, unless=unless)
         except Exception as exc:  # a defect must not kill the task silently  # noqa: BLE001
             result = NudgeResult(group_id, "", "failed", f"{type(exc).__name__}: {exc}")
         finally:
             self._tasks.pop(group_id, None)
+        self.epochs.nudged(group_id, result)
         key = (group_id, result.outcome)
         self._counts[key] = self._counts.get(key, 0) + 1
         line = nudge_line(result)
-        level = logging.INFO if result.outcome in ("nudged", "not_recomputed") else logging.WARNING
-        log.log(level, "group %r: nudged the broker to reassign on the advice: %s", group_id, line)
+        level = logging.WARNING if result.outcome in ("refused", "failed") else logging.INFO
+        done = "did not nudge" if result.outcome == "recomputed_recently" else "nudged"
+        message = "group %r: %s the broker to reassign on the advice: %s"
+        log.log(level, message, group_id, done, line)
         self._tracker.record_nudge(group_id, line)
 
     async def close(self) -> None:

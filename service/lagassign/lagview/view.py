@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from lagassign.lagview.kafka.clients import KafkaClients
-from lagassign.lagview.kafka.nudge import NudgeResult, nudge
+from lagassign.lagview.kafka.nudge import NudgeResult, Unless, nudge
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.own_loop import STOP_S, KafkaLoop
 from lagassign.lagview.refresh import RefreshLoop
@@ -167,13 +167,20 @@ class LagView(RefreshLoop):
         """The snapshot of ``group_id`` listing ``topics``, read within ``budget_s`` if need be."""
         return await self._on_own_loop(self.store.fetch_group(group_id, budget_s, topics))
 
-    async def nudge(self, group_id: str, wait_s: float = 10.0) -> NudgeResult:
+    async def nudge(
+        self, group_id: str, wait_s: float = 10.0, unless: Unless | None = None
+    ) -> NudgeResult:
         """Make the broker recompute ``group_id``'s target assignment (:mod:`.nudge`):
-        the sidecar's own member joins and leaves, through the view's connection."""
-        return await self._on_own_loop(self._nudge(group_id, wait_s))
+        the sidecar's own member joins and leaves, through the view's connection
+        (``unless`` may skip it on the group as described just before the join)."""
+        return await self._on_own_loop(self._nudge(group_id, wait_s, unless))
 
-    async def _nudge(self, group_id: str, wait_s: float) -> NudgeResult:
+    async def _nudge(self, group_id: str, wait_s: float, unless: Unless | None) -> NudgeResult:
         clients = await self.clients.ensure()
         return await nudge(
-            clients.groups, group_id, wait_s=wait_s, timeout_s=self.request_timeout_s
+            clients.groups,
+            group_id,
+            wait_s=wait_s,
+            timeout_s=self.request_timeout_s,
+            unless=unless,
         )

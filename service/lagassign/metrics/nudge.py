@@ -2,7 +2,8 @@
 
 - ``lagassign_nudges_total{group,outcome}``: how often the sidecar made the broker
   recompute a consumer-protocol group's target assignment on the advice, by outcome
-  (``nudged``, ``not_recomputed``, ``refused``, ``failed``).
+  (``nudged``, ``not_recomputed``, ``recomputed_recently``: not joined, another replica
+  or a real change had just moved the group's epochs; ``refused``, ``failed``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ v1, API key 68, the version where the client makes its own member id, KIP-1082):
 3. **leave**: member epoch -1. The group epoch moves once more and the assignor
    computes again, now without it (on the next heartbeat of a real member).
 
+Before the join, the group is described once (its group epoch before); an
+``unless`` check given by the caller reads that description and may skip the nudge
+(outcome ``recomputed_recently``: another replica of the sidecar, or a real change,
+has just moved the group's epochs, :mod:`lagassign.groups.nudger`).
+
 The real members only see a new target assignment, as when any member joins. It
 takes READ on the group (the heartbeat) and DESCRIBE on :data:`NUDGE_TOPIC`
 (Kafka checks it for every subscribed name, existing or not). A failure after the
@@ -31,6 +36,7 @@ import asyncio
 import base64
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any, Literal
@@ -52,10 +58,15 @@ from aiokafka.protocol.types import (  # type: ignore[import-untyped]
 )
 
 from lagassign.lagview.errors import LagViewError
-from lagassign.lagview.kafka.groups import COORDINATOR_MOVED, NUDGE_TOPIC, GroupReader
+from lagassign.lagview.kafka.groups import (
+    COORDINATOR_MOVED,
+    NUDGE_TOPIC,
+    GroupDescription,
+    GroupReader,
+)
 from lagassign.lagview.kafka.wire import OneVersion, request_struct, response_struct
 
-__all__ = ["NUDGE_TOPIC", "NudgeResult", "heartbeat_request", "nudge"]
+__all__ = ["NUDGE_TOPIC", "NudgeResult", "Unless", "heartbeat_request", "nudge"]
 
 CONSUMER_GROUP_HEARTBEAT_KEY = 68
 #: Member epochs of the heartbeat: 0 joins, -1 leaves.
@@ -66,8 +77,16 @@ REBALANCE_TIMEOUT_MS = 30_000
 #: The pace of the member's heartbeats and checks while it waits for the new target.
 POLL_S = 0.25
 
-NudgeOutcome = Literal["nudged", "not_recomputed", "refused", "failed"]
-NUDGE_OUTCOMES: tuple[NudgeOutcome, ...] = ("nudged", "not_recomputed", "refused", "failed")
+NudgeOutcome = Literal["nudged", "not_recomputed", "recomputed_recently", "refused", "failed"]
+NUDGE_OUTCOMES: tuple[NudgeOutcome, ...] = (
+    "nudged",
+    "not_recomputed",
+    "recomputed_recently",
+    "refused",
+    "failed",
+)
+#: Reads the group as described just before the join: why not to nudge it, or ``None``.
+Unless = Callable[[GroupDescription], str | None]
 
 
 class _Uuid(AbstractType):  # type: ignore[misc]
@@ -183,7 +202,9 @@ class NudgeResult:
 
     ``outcome``: ``nudged`` (joined, the target assignment was recomputed at the
     group epoch the join caused, and left), ``not_recomputed`` (joined and left, but
-    the coordinator had not recomputed within the wait), ``refused`` (the broker
+    the coordinator had not recomputed within the wait), ``recomputed_recently``
+    (not joined: the ``unless`` check found the group's epochs moved recently,
+    ``detail`` says how), ``refused`` (the broker
     answered an error, ``detail`` names it: an ACL, an unsupported version),
     ``failed`` (no answer: a connection error or a timeout). ``epoch_before``:
     the group epoch before the join; ``epoch_joined``: the group epoch once the
@@ -220,12 +241,19 @@ async def _heartbeat(
 
 
 async def nudge(
-    groups: GroupReader, group_id: str, *, wait_s: float = 10.0, timeout_s: float = 5.0
+    groups: GroupReader,
+    group_id: str,
+    *,
+    wait_s: float = 10.0,
+    timeout_s: float = 5.0,
+    unless: Unless | None = None,
 ) -> NudgeResult:
     """Join ``group_id`` with the sidecar's own member and leave it (see the module).
 
     Every request is bounded by ``timeout_s``; the wait for the new target assignment
-    by ``wait_s``. Never raises for a Kafka failure: the failure is the outcome.
+    by ``wait_s``. ``unless`` reads the description made just before the join and
+    names a reason to skip it. Never raises for a Kafka failure: the failure is the
+    outcome.
     """
     member_id = new_member_id()
     started = time.monotonic()
@@ -248,7 +276,11 @@ async def nudge(
     try:
         async with asyncio.timeout(timeout_s):
             node = await groups.coordinator(group_id)
-            before = (await groups.describe_consumer_group(group_id)).group_epoch
+            described = await groups.describe_consumer_group(group_id)
+            before = described.group_epoch
+            skip = unless(described) if unless is not None else None
+            if skip is not None:
+                return result("recomputed_recently", skip)
             joined = True  # from here on the leave is always sent
             join = await _heartbeat(groups, node, group_id, member_id, JOIN_EPOCH, NUDGE_TOPIC)
         epoch, recomputed = join.member_epoch, False
