@@ -1,11 +1,15 @@
 """Type stubs of ``lagassign._native``, the sidecar's compiled half (Rust, ``native/``)."""
 
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Buffer
+
+# The local moves' one input is balanced's own value (the compiled module reads its
+# attributes by name and imports nothing of the package; only this stub names it).
+from lagassign.core.strategies.balanced.local_moves import MovesRequest
 
 __all__ = ["Moved", "assignment_json", "by_lag_order", "deal_rounds", "lower_max_lag"]
 
@@ -69,62 +73,6 @@ def deal_rounds(
     TypeError for arguments of the wrong type.
     """
 
-class MoveTuning(Protocol):
-    """The constants :func:`lower_max_lag` reads (``balanced``'s ``Tuning`` has them)."""
-
-    @property
-    def partners(self) -> int: ...
-    @property
-    def topic_work(self) -> int: ...
-    @property
-    def evening_rounds(self) -> int: ...
-    @property
-    def evening_work(self) -> int: ...
-    @property
-    def stall_steps(self) -> int: ...
-    @property
-    def stall_gain(self) -> float: ...
-    @property
-    def split_max_partitions(self) -> int: ...
-    @property
-    def split_max_tries(self) -> int: ...
-    @property
-    def split_work(self) -> int: ...
-
-class MovesRequest(Protocol):
-    """What :func:`lower_max_lag` reads (``balanced``'s ``local_moves.MovesRequest`` has it)."""
-
-    @property
-    def lags(self) -> npt.NDArray[np.int64]: ...
-    @property
-    def topic_starts(self) -> Sequence[int]: ...
-    @property
-    def subscriptions(self) -> Sequence[tuple[Sequence[int], Sequence[int]]]: ...
-    @property
-    def base(self) -> Sequence[int]: ...
-    @property
-    def previous(self) -> npt.NDArray[np.int64] | None: ...
-    @property
-    def members(self) -> int: ...
-    @property
-    def owner(self) -> npt.NDArray[np.int64]: ...
-    @property
-    def stamp(self) -> npt.NDArray[np.int64]: ...
-    @property
-    def next_stamp(self) -> int: ...
-    @property
-    def stop_at(self) -> int: ...
-    @property
-    def work(self) -> int: ...
-    @property
-    def frugal(self) -> bool: ...
-    @property
-    def uneven(self) -> bool: ...
-    @property
-    def by_totals(self) -> bool: ...
-    @property
-    def tuning(self) -> MoveTuning: ...
-
 class Moved:
     """What the local moves changed: ``partitions[i]`` went to ``owners[i]``;
     ``restamped[i]`` (every partition of a member that changed, in its order) has stamp
@@ -158,7 +106,8 @@ def lower_max_lag(request: MovesRequest) -> Moved:
     to give), ``stop_at`` (the goal, a whole lag within ±2**100), ``work`` (partitions
     looked at at most), the rule flags ``frugal`` and ``uneven``, ``by_totals`` (the
     layout keeps the totals within one, not each topic's counts: a change may trade
-    partitions of any two topics), and ``tuning``. The
+    partitions of any two topics), and ``tuning`` (``balanced``'s ``Tuning``: its
+    ``partners``, ``topic_work``, ``evening_*``, ``stall_*`` and ``split_*``). The
     arrays are read, not changed: the answer is what changed.
 
     Raises TypeError for an attribute of the wrong type (an array not int64, a negative
