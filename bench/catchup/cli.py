@@ -17,11 +17,15 @@ saying why. A plot per scenario (SVG) and the samples behind it go to ``--out``.
   lagassign's broker plugin (``lagassign-broker``: the broker is started with
   ``--lagassign-url`` pointing at the sidecar; a paused scout forms the group and the
   members join together once the sidecar knows it, see ``ConsumerProtocolGroup``);
-- lag read from the broker every 0.5 s (committed offsets against the log end).
+- lag read from the broker every 0.5 s (committed offsets against the log end); for a
+  consumer-protocol group also its group epoch, whose moves the line lists
+  (``epoch_moves_s``: seconds since the first record, and the epoch; a nudge shows as
+  its join's and its leave's epochs close together).
 
     .venv/bin/python -m bench.catchup [--quick] [--seed 7] [--out var/catchup]
         [--scenario NAME ...] [--assignor NAME ...] [--start existing-group|new-group|both]
-        [--bootstrap HOST:PORT] [--plugin-timeout-ms MS]
+        [--bootstrap HOST:PORT] [--plugin-timeout-ms MS] [--lag-model MODEL]
+        [--nudge] [--member-capacity N] [--advice-hold-s S] [--advice-cooldown-s S]
 
 ``--quick`` (``make catchup-quick``): the ``hot-per-topic`` scenario, an existing
 group (offsets committed at the start of the backlog), the four classic assignors.
@@ -29,6 +33,11 @@ group (offsets committed at the start of the backlog), the four classic assignor
 ``--nudge``: the sidecar nudges the consumer-protocol groups on the plugin when its
 advice says a rebalance pays (``LAGASSIGN_NUDGE_CONSUMER_GROUPS=true``; it acts on
 ``lagassign-broker`` only: the other groups are classic or on ``uniform``).
+
+``--member-capacity N``: the sidecar's ``LAGASSIGN_MEMBER_CAPACITY`` (records/s one
+member reads; unset by default, so the sidecar measures it). The bench's members read
+exactly ``rate`` records/s, so this shows what the advice does with the capacity known
+from the start.
 
 ``--assignor balanced+advice``: ``balanced`` with every member's
 ``RebalanceAdvisor`` acting on the sidecar's rebalance advice (``--advice-hold-s``,
@@ -165,6 +174,7 @@ async def bench(
     plugin: bool = False,
     advice: tuple[float | None, float | None] = (None, None),
     nudge: bool = False,
+    member_capacity: float | None = None,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run_id = f"{seed}-{int(time.time())}"
@@ -186,6 +196,11 @@ async def bench(
             **({"LAGASSIGN_ADVICE_HOLD_S": str(advice[0])} if advice[0] is not None else {}),
             **({"LAGASSIGN_ADVICE_COOLDOWN_S": str(advice[1])} if advice[1] is not None else {}),
             "LAGASSIGN_NUDGE_CONSUMER_GROUPS": "true" if nudge else "false",
+            **(
+                {"LAGASSIGN_MEMBER_CAPACITY": str(member_capacity)}
+                if member_capacity is not None
+                else {}
+            ),
         },
         out / "sidecar.log",
         port=port,
@@ -233,6 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--nudge",
         action="store_true",
         help="the sidecar nudges consumer-protocol groups on its advice (lagassign-broker)",
+    )
+    parser.add_argument(
+        "--member-capacity",
+        type=float,
+        default=None,
+        help="the sidecar's LAGASSIGN_MEMBER_CAPACITY (default: unset, measured)",
     )
     parser.add_argument(
         "--start",
@@ -292,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 plugin=args.bootstrap is None,
                 advice=(args.advice_hold_s, args.advice_cooldown_s),
                 nudge=args.nudge,
+                member_capacity=args.member_capacity,
             )
         )
     print(

@@ -308,9 +308,26 @@ def figures(
         sample_errors=sampler.errors,
         load_avg=[round(x, 2) for x in os.getloadavg()],
     )
+    if sampler.consumer_protocol:
+        line["epoch_moves_s"] = epoch_moves(sampler.samples, t0)
     if scenario.hold_s is not None and production is not None:
         line.update(held(sampler.samples, t0, production))
     return line
+
+
+def epoch_moves(samples: Sequence[Sample], t0: float) -> list[tuple[float, int]]:
+    """When a consumer-protocol group's epoch was first seen to move, in seconds since
+    ``t0``, with the epoch seen (a nudge shows as a join's and a leave's epoch close
+    together)."""
+    moves: list[tuple[float, int]] = []
+    last: int | None = None
+    for sample in samples:
+        epoch = sample.group_epoch
+        if epoch is not None and epoch != last:
+            if last is not None:
+                moves.append((round(sample.at - t0, 1), epoch))
+            last = epoch
+    return moves
 
 
 def held(samples: Sequence[Sample], t0: float, production: Production) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """The group's lag, read from the broker at a fixed interval while it catches up.
 
 Each sample holds, per partition, ``log end - committed`` (a partition without a
-commit counts from the offset the group starts from, given up front), and each
-member's live assignment from ``DescribeGroups``. While the group rebalances the
+commit counts from the offset the group starts from, given up front), each
+member's live assignment from ``DescribeGroups``, and a consumer-protocol group's
+group epoch (``ConsumerGroupDescribe``: it moves at every recomputation, a nudge's
+join and leave included). While the group rebalances the
 broker reports no assignment; the sample then carries the last one seen, so a
 member's lag stays the lag of what it was last given.
 """
@@ -34,6 +36,8 @@ class Sample:
     lag: Mapping[Partition, int]
     owners: Mapping[Partition, str]
     state: str | None
+    #: A consumer-protocol group's group epoch (``None`` for a classic group).
+    group_epoch: int | None = None
 
     @property
     def group_lag(self) -> int:
@@ -124,4 +128,10 @@ class LagSampler:
                     owners[(topic, p)] = member.client_id
         if not owners:
             owners = dict(previous)
-        return Sample(at=at, lag=lag, owners=owners, state=description.state)
+        return Sample(
+            at=at,
+            lag=lag,
+            owners=owners,
+            state=description.state,
+            group_epoch=description.group_epoch,
+        )

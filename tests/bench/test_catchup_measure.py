@@ -13,7 +13,7 @@ from aiokafka.coordinator.assignors.range import (  # type: ignore[import-untype
 
 from bench.catchup.figures import Stall, catch_up_at, stalled_s, worst_member
 from bench.catchup.members import PythonGroup
-from bench.catchup.run import backlog_topics, held, run_one
+from bench.catchup.run import backlog_topics, epoch_moves, held, run_one
 from bench.catchup.sampler import Sample
 from bench.catchup.scenarios import Production, all_scenarios, lower_bound_s
 from harness.broker import LocalKafka
@@ -65,6 +65,15 @@ def test_a_held_scenario_says_whether_the_lag_stayed_bounded() -> None:
     assert line["bounded"] is False
     # samples before the first record do not count
     assert held(growing, 17.5, production)["held_s"] == pytest.approx(0.5)
+
+
+def test_a_consumer_protocol_groups_epoch_moves_are_timed_from_the_first_record() -> None:
+    # epoch 3 before the first record (t0 = 10), 4 at it, a nudge's join and leave at 14 and 15
+    epochs = [3, 3, 4, 4, 4, 4, 5, 6, 6]
+    samples = [Sample(8.0 + t, {}, {}, "Stable", group_epoch=e) for t, e in enumerate(epochs)]
+    assert epoch_moves(samples, 10.0) == [(0.0, 4), (4.0, 5), (5.0, 6)]
+    # a classic group has no group epoch: nothing moves
+    assert epoch_moves([Sample(8.0, {}, {}, "Stable")], 10.0) == []
 
 
 def test_hot_keys_puts_more_than_one_member_reads_on_two_partitions() -> None:
