@@ -23,3 +23,13 @@ def test_a_rebuild_replaces_the_index_whole() -> None:
     assert index.group_of("m-1") is None  # left the group
     assert index.group_of("m-2") == "orders"
     assert index.topic_name("id-0") is None
+
+
+def test_an_id_asked_and_not_known_is_told_once() -> None:
+    index = ConsumerGroupIndex()
+    index.rebuild({"orders": ["m-1"]}, {"id-0": "t0"})
+    assert index.topic_name("id-0") == "t0"
+    assert not index.unknown_id_asked()
+    assert index.topic_name("id-new") is None
+    assert index.unknown_id_asked()
+    assert not index.unknown_id_asked()

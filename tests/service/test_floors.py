@@ -81,6 +81,7 @@ def test_the_lag_view_reads_kafka_only_through_its_kafka_room() -> None:
         "consumer_group_describe",
         "group_requests",
         "groups",
+        "list_offsets",
         "metadata",
         "nudge",
         "offsets",

@@ -1,7 +1,8 @@
 """The lag view: cached, periodically refreshed lag of Kafka consumer groups.
 
-Read from Kafka with aiokafka only (admin client for groups and committed
-offsets, a group-less consumer for log start and end offsets). The public names:
+Read from Kafka through aiokafka's connections (one admin client), with the large
+requests written and read by the view itself (:mod:`lagassign.lagview.kafka`). The
+public names:
 :class:`~lagassign.lagview.snapshot.GroupSnapshot` and its parts, and
 :class:`~lagassign.lagview.view.LagView`.
 """

@@ -6,8 +6,11 @@ a request):
 
 - the member index: every member of every tracked consumer-protocol group
   (``ConsumerGroupDescribe``), rebuilt on each refresh;
-- the topic names: the cluster's topic ids from ``Metadata`` (v10+), refreshed
-  with the groups, and the ids ``ConsumerGroupDescribe`` reports beside names.
+- the topic names: the ids ``ConsumerGroupDescribe`` reports beside names, and the
+  cluster's topic ids from ``Metadata`` (v10+), asked again only when a refresh finds
+  a subscribed topic it cannot name or a request asked for an id the index lacked
+  (:meth:`ConsumerGroupIndex.unknown_id_asked`): a topic's id never changes while it
+  exists.
 
 A request is resolved through the members the index knows; members it does not
 know yet (they joined since the last refresh) follow them. None known: the
@@ -45,6 +48,7 @@ class ConsumerGroupIndex:
     def __init__(self) -> None:
         self._groups: Mapping[str, str] = MappingProxyType({})
         self._topics: Mapping[str, str] = MappingProxyType({})
+        self._unknown_asked = False
 
     def rebuild(self, members: Mapping[str, Iterable[str]], topic_names: Mapping[str, str]) -> None:
         """Replace the index: ``members`` is group id -> its member ids now.
@@ -63,7 +67,15 @@ class ConsumerGroupIndex:
         return self._groups.get(member_id)
 
     def topic_name(self, topic_id: str) -> str | None:
-        return self._topics.get(topic_id)
+        name = self._topics.get(topic_id)
+        if name is None:
+            self._unknown_asked = True
+        return name
+
+    def unknown_id_asked(self) -> bool:
+        """True once after :meth:`topic_name` was asked for an id the index lacked."""
+        asked, self._unknown_asked = self._unknown_asked, False
+        return asked
 
     def resolve(self, member_ids: Iterable[str]) -> Resolution:
         """The one group the known ones of ``member_ids`` belong to, if there is one."""

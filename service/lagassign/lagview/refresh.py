@@ -13,8 +13,9 @@ on-demand read is joined, not repeated), and publishes one
 Consumer-protocol groups (KIP-848) are described with ``ConsumerGroupDescribe``;
 after each refresh the loop rebuilds the
 :class:`~lagassign.lagview.consumer_index.ConsumerGroupIndex` (member id ->
-group, topic id -> name from one ``Metadata`` request) that resolves the broker
-plugin's requests. With ``track_consumer_groups`` every consumer-protocol group
+group, topic id -> name) that resolves the broker plugin's requests; the
+cluster's topic ids (one ``Metadata`` request) are asked only when a topic
+without a known id appears. With ``track_consumer_groups`` every consumer-protocol group
 of the cluster is tracked, so a group that opts in to the plugin is known
 without being named in the settings.
 
@@ -82,6 +83,7 @@ class RefreshLoop:
         #: Member id -> consumer-protocol group, topic id -> name (the broker plugin's requests).
         self.consumer_index = ConsumerGroupIndex()
         self._topic_names: dict[str, str] = {}
+        self._topic_ids_wanted = False
 
         #: True once a refresh has reached Kafka (even if it found no groups).
         self.first_snapshot_loaded = False
@@ -207,19 +209,31 @@ class RefreshLoop:
             stalls.stamp(wanted, await self.clients.record_timestamps(wanted))
 
     async def _index_consumer_groups(self, opened: OpenClients) -> list[str]:
-        """Rebuild the member index and topic names; the error, if the topic ids failed."""
+        """Rebuild the member index and topic names; the error, if the topic ids failed.
+
+        The cluster's topic ids (one ``Metadata`` of every topic) are asked only when a
+        group subscribes to a topic without a known id, or a request asked for an id the
+        index lacked: a topic's id never changes while it exists.
+        """
         members: dict[str, list[str]] = {}
         described: dict[str, str] = {}
+        subscribed: set[str] = set()
         for group_id, snapshot in self.store.snapshots().items():
             if snapshot.protocol_type == CONSUMER:
                 members[group_id] = [m.member_id for m in snapshot.members]
                 described.update(snapshot.topic_ids)
+                for member in snapshot.members:
+                    subscribed.update(member.subscribed_topics)
         errors: list[str] = []
-        if members:
+        unnamed = subscribed - set(described.values()) - set(self._topic_names.values())
+        asked = self.consumer_index.unknown_id_asked()
+        self._topic_ids_wanted |= asked or bool(members and unnamed)
+        if self._topic_ids_wanted:
             try:
                 self._topic_names = await opened.groups.topic_ids()
+                self._topic_ids_wanted = False
             except KAFKA_FAILURES as exc:
-                # Keep the last names: a topic's id never changes while it exists.
+                # Keep the last names; ask again at the next refresh.
                 errors.append(f"topic ids: {failure_text(exc)}")
         self.consumer_index.rebuild(members, {**described, **self._topic_names})
         return errors

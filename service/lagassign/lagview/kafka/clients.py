@@ -1,11 +1,11 @@
-"""The owner of the lag view's Kafka clients, and the two reads made through them.
+"""The owner of the lag view's Kafka client, and the two reads made through it.
 
-:class:`KafkaClients` opens an admin client and two group-less consumers (one
-per isolation level) on first use, shares them between the refresh loop and
-on-demand reads, and drops them after an outage so the next read builds new
-ones. :meth:`KafkaClients.read_group` reads one group (``DescribeGroups`` and
+:class:`KafkaClients` opens an admin client on first use (its connections carry
+every request of the view), shares it between the refresh loop and on-demand
+reads, and drops it after an outage so the next read builds a new one.
+:meth:`KafkaClients.read_group` reads one group (``DescribeGroups`` and
 ``OffsetFetch``); :meth:`KafkaClients.read_offsets` reads the log start and end
-offsets of topics. Neither raises for a Kafka failure: the failure is in the
+offsets of topics (``ListOffsets``). Neither raises for a Kafka failure: the failure is in the
 value they return.
 
 Topic offsets are read once per topic however many readers want them at the same
@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer  # type: ignore[import-untyped]
 from aiokafka.admin import AIOKafkaAdminClient  # type: ignore[import-untyped]
 from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
 
@@ -74,11 +73,9 @@ def failure_text(exc: BaseException) -> str:
 
 @dataclass(slots=True)
 class OpenClients:
-    """The started clients and the readers over them."""
+    """The started client and the readers over it."""
 
     admin: AIOKafkaAdminClient
-    uncommitted: AIOKafkaConsumer
-    committed: AIOKafkaConsumer
     groups: GroupReader
     offsets: OffsetReader
 
@@ -161,7 +158,7 @@ class KafkaClients:
             read.task.cancel()
         self._reading.clear()
         if clients is not None:
-            await _close_quietly(clients.admin, clients.uncommitted, clients.committed)
+            await _close_quietly(clients.admin)
 
     async def read_group(self, clients: OpenClients, group_id: str) -> GroupRead:
         """One group's description and committed offsets, or the reason they could not be read.
@@ -274,41 +271,23 @@ class KafkaClients:
         }
 
     async def _open(self) -> OpenClients:
-        common = self._common()
-        admin = AIOKafkaAdminClient(**common)
-        uncommitted = AIOKafkaConsumer(
-            **common, enable_auto_commit=False, isolation_level="read_uncommitted"
-        )
-        committed = AIOKafkaConsumer(
-            **common, enable_auto_commit=False, isolation_level="read_committed"
-        )
+        admin = AIOKafkaAdminClient(**self._common())
         try:
             async with asyncio.timeout(self.request_timeout_s * 3):
                 await admin.start()
-                await uncommitted.start()
-                await committed.start()
         except BaseException:
-            await _close_quietly(admin, uncommitted, committed)
+            await _close_quietly(admin)
             raise
         return OpenClients(
             admin,
-            uncommitted,
-            committed,
             GroupReader(admin, self.request_timeout_s),
-            OffsetReader(
-                admin._client, uncommitted, committed, self.request_timeout_s, self._topic_offsets
-            ),
+            OffsetReader(admin._client, self.request_timeout_s, self._topic_offsets),
         )
 
 
-async def _close_quietly(admin: AIOKafkaAdminClient, *consumers: AIOKafkaConsumer) -> None:
-    """Close clients that may be half-started; a failure to close is only logged."""
+async def _close_quietly(admin: AIOKafkaAdminClient) -> None:
+    """Close a client that may be half-started; a failure to close is only logged."""
     try:
         await admin.close()
     except KAFKA_FAILURES as exc:
         log.debug("closing the admin client failed: %s", exc)
-    for consumer in consumers:
-        try:
-            await consumer.stop()
-        except KAFKA_FAILURES as exc:
-            log.debug("stopping a consumer failed: %s", exc)
