@@ -1,13 +1,13 @@
-"""Range: the RangeAssignor static-membership example, then the edge-case ladder."""
+"""Range: the RangeAssignor static-membership example (its edge-case ladder:
+``test_ladders.py``)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 
 from lagassign.core.model import Assignment, Member, Rebalance, make_rebalance
 from lagassign.core.strategies.range import java_order, kafka_member_order
-from tests.core.checking import EVERY_STRATEGY_LADDER, Subscriptions, assign_checked, subscribed
+from tests.core.checking import assign_checked
 from tests.strategies import rebalances
 
 
@@ -35,39 +35,6 @@ def test_static_members_keep_their_ranges_when_member_ids_change() -> None:
         "C2": {"t0": [0, 1], "t1": [0, 1]},
         "C3": {"t0": [2], "t1": [2]},
     }
-
-
-# The edge-case ladder: each member's topics, the partition counts, the answer.
-LADDER: dict[str, tuple[Subscriptions, dict[str, int], Assignment]] = {
-    **EVERY_STRATEGY_LADDER,
-    "the javadoc example gives the first member the extra partition of every topic": (
-        {"C0": ("t0", "t1"), "C1": ("t0", "t1")},
-        {"t0": 3, "t1": 3},
-        {"C0": {"t0": [0, 1], "t1": [0, 1]}, "C1": {"t0": [2], "t1": [2]}},
-    ),
-    "more members than partitions leaves the last members empty": (
-        {f"C{i}": ("t0",) for i in range(4)},
-        {"t0": 2},
-        {"C0": {"t0": [0]}, "C1": {"t0": [1]}, "C2": {}, "C3": {}},
-    ),
-    "several topics are ranged independently": (
-        {"C0": ("t0", "t1", "t2"), "C1": ("t0", "t1", "t2")},
-        {"t0": 1, "t1": 4, "t2": 5},
-        {"C0": {"t0": [0], "t1": [0, 1], "t2": [0, 1, 2]}, "C1": {"t1": [2, 3], "t2": [3, 4]}},
-    ),
-    "different subscriptions range each topic over its own subscribers": (
-        {"C0": ("t0",), "C1": ("t0", "t1"), "C2": ("t1",)},
-        {"t0": 3, "t1": 3},
-        {"C0": {"t0": [0, 1]}, "C1": {"t0": [2], "t1": [0, 1]}, "C2": {"t1": [2]}},
-    ),
-}
-
-
-@pytest.mark.parametrize(("topics", "partitions", "expected"), LADDER.values(), ids=list(LADDER))
-def test_the_edge_case_ladder(
-    topics: Subscriptions, partitions: dict[str, int], expected: Assignment
-) -> None:
-    assert answer(subscribed(topics, partitions)) == expected
 
 
 def test_static_members_come_first_by_instance_id_then_dynamic_by_member_id() -> None:
