@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tests.client.answers import giving_a_partition_twice, missing_a_partition, roundrobin_answer
 
@@ -69,3 +70,7 @@ FAULTS: dict[str, tuple[Handler, str]] = {
     "missing-partition": (dropping_a_partition, "invalid"),
     "partition-twice": (doubling_a_partition, "invalid"),
 }
+#: The faults as the parameters ``handler, reason`` of a test, named by the fault.
+FAULT_CASES = [
+    pytest.param(handler, reason, id=fault) for fault, (handler, reason) in sorted(FAULTS.items())
+]

@@ -14,7 +14,7 @@ from aiokafka.coordinator.protocol import ConsumerProtocol  # type: ignore[impor
 from lagassign_client import LagAssignor
 from lagassign_client.wire.userdata import decode_assignment
 from tests.client.cluster_stub import PartitionsByTopic
-from tests.client.mock_sidecar import FAULTS, Handler, answering, holding_back
+from tests.client.mock_sidecar import FAULT_CASES, Handler, answering, holding_back
 
 CLUSTER = PartitionsByTopic({"t0": 4, "t1": 3})
 
@@ -75,11 +75,10 @@ def test_the_sidecars_answer_becomes_the_assignment() -> None:
     assert [m["member_id"] for m in requests[0]["members"]] == ["c-1", "c-2", "c-3"]
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize(("handler", "reason"), FAULT_CASES)
 def test_a_fault_gives_exactly_aiokafkas_range(
-    fault: str, caplog: pytest.LogCaptureFixture
+    handler: Handler, reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    handler, reason = FAULTS[fault]
     leader, members = group(handler)
     with caplog.at_level(logging.WARNING, logger="lagassign_client"):
         assignments = leader.assign(CLUSTER, members)

@@ -18,7 +18,7 @@ from kafka.protocol.consumer.metadata import (  # type: ignore[import-untyped]
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
 from lagassign_client.wire.userdata import decode_assignment
 from tests.client.cluster_stub import PartitionsByTopic
-from tests.client.mock_sidecar import FAULTS, Handler, answering
+from tests.client.mock_sidecar import FAULT_CASES, Handler, answering
 
 CLUSTER = PartitionsByTopic({"t0": 4, "t1": 3})
 
@@ -77,11 +77,10 @@ def test_the_sidecars_answer_becomes_the_assignment() -> None:
     assert note.by == "sidecar"
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize(("handler", "reason"), FAULT_CASES)
 def test_a_fault_gives_exactly_kafka_pythons_range(
-    fault: str, caplog: pytest.LogCaptureFixture
+    handler: Handler, reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    handler, reason = FAULTS[fault]
     leader = shim(handler)
     members = joined(
         ("c-1", None, leader, ["t0", "t1"]), ("c-2", None, shim(handler), ["t0", "t1"])

@@ -14,7 +14,7 @@ from lagassign_client.wire.group import Subscriber
 from lagassign_client.wire.sidecar import Sidecar
 from lagassign_client.wire.userdata import SubscriptionUserData
 from tests.client.answers import as_lists
-from tests.client.mock_sidecar import FAULTS, Handler, answering, holding_back
+from tests.client.mock_sidecar import FAULT_CASES, FAULTS, Handler, answering, holding_back
 
 METADATA = {"t0": {0, 1, 2, 3}, "t1": {0, 1}}
 MEMBERS = (
@@ -51,11 +51,10 @@ def test_a_healthy_sidecar_decides() -> None:
     assert request["partitions"] == {"t0": 4, "t1": 2}
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize(("handler", "reason"), FAULT_CASES)
 def test_each_fault_falls_back_once_with_its_reason(
-    fault: str, caplog: pytest.LogCaptureFixture
+    handler: Handler, reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    handler, reason = FAULTS[fault]
     chief = leader(handler)
     with caplog.at_level(logging.WARNING, logger="lagassign_client"):
         assignment, decision = chief.decide(MEMBERS, METADATA.get)
