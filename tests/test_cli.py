@@ -5,12 +5,12 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.python import run_python
 from lagassign.cli import main
 
 KIP_REQUEST: dict[str, Any] = {
@@ -23,14 +23,7 @@ KIP_REQUEST: dict[str, Any] = {
 
 
 def run_cli(body: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lagassign.cli", "assign", *args],
-        input=body,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_python("-m", "lagassign.cli", "assign", *args, input=body)
 
 
 def test_a_request_on_stdin_prints_the_response() -> None:
@@ -117,13 +110,7 @@ def test_an_unreadable_input_file_is_a_bad_request(tmp_path: Path) -> None:
 def test_version_prints_the_package_version_and_exits_0() -> None:
     from lagassign import __version__
 
-    done = subprocess.run(
-        [sys.executable, "-m", "lagassign.cli", "--version"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_python("-m", "lagassign.cli", "--version")
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"lagassign {__version__}\n"
     assert __version__ == importlib.metadata.version("lagassign")

@@ -8,10 +8,10 @@ install without the ``history`` extra would).
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
+from harness.python import run_python
 from tests.service.test_serve import base_environ
 
 WITHOUT_PYARROW = textwrap.dedent(
@@ -30,14 +30,7 @@ WITHOUT_PYARROW = textwrap.dedent(
 
 
 def run(code: str, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", WITHOUT_PYARROW + textwrap.dedent(code)],
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_python("-c", WITHOUT_PYARROW + textwrap.dedent(code), env=environ)
 
 
 def test_the_sidecar_imports_and_answers_without_pyarrow() -> None:

@@ -14,8 +14,6 @@ import asyncio
 import logging
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +24,7 @@ import pytest
 from harness.broker import LocalKafka
 from harness.builders import commit, create_topic, produce
 from harness.poll import eventually
+from harness.python import run_python
 from harness.sidecar import start_sidecar
 from lagassign.history.directory import check_writable
 from lagassign.history.errors import HistoryWriteError
@@ -54,17 +53,15 @@ def test_check_writable_makes_the_directory_and_names_a_blocked_one(tmp_path: Pa
 
 
 def test_serve_refuses_an_unwritable_history_directory(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "lagassign.cli", "serve"],
+    done = run_python(
+        "-m",
+        "lagassign.cli",
+        "serve",
         env={
             **base_environ(),
             "LAGASSIGN_BOOTSTRAP_SERVERS": "127.0.0.1:9",
             "LAGASSIGN_HISTORY_DIR": str(blocked(tmp_path)),
         },
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
