@@ -1,14 +1,17 @@
 """How late the sidecar's HTTP event loop wakes while its lag view refreshes (in-process).
 
 The sidecar's parts are built as ``lagassign serve`` builds them
-(:func:`lagassign.http.sidecar.build_sidecar` over the cluster at ``bootstrap``), its
-lag view is started, and on this process's event loop, the one the routes would run
+(:func:`lagassign.http.sidecar.build_sidecar` over the cluster at ``bootstrap``, the
+collector then set as :func:`lagassign.serve.settle_collector` sets it), its lag view
+is started, and on this process's event loop, the one the routes would run
 on, a probe sleeps :data:`PROBE_SLEEP_S` again and again for ``seconds``: how much
 later than asked it wakes is how long a call arriving then (the broker plugin's)
 would wait before its route even starts. One JSON line: ``probes``, ``late_ms_p50``,
 ``late_ms_p99``, ``late_ms_max``, the refreshes meanwhile and their mean seconds,
-``gc_ms_max`` and ``gc_full`` (the longest garbage collection meanwhile, which holds
-every thread, and how many collected the oldest generation), and ``stop_s``, how long
+``gc_ms_max``, ``gc_full`` and ``gc_all`` (the longest garbage collection meanwhile,
+which holds every thread, how many collected the oldest generation, and how many in
+all), ``gc_full_now_ms`` (one full collection forced at the end: what each costs with
+the lag view loaded), and ``stop_s``, how long
 the lag view took to stop (a refresh may be under way then).
 """
 
@@ -33,6 +36,7 @@ def probe(bootstrap: str, interval_s: float, seconds: float) -> dict[str, Any]:
 
 async def _probe(bootstrap: str, interval_s: float, seconds: float) -> dict[str, Any]:
     from lagassign.http.sidecar import build_sidecar
+    from lagassign.serve import settle_collector
     from lagassign.settings import Settings
 
     settings = Settings.from_environ(
@@ -43,6 +47,7 @@ async def _probe(bootstrap: str, interval_s: float, seconds: float) -> dict[str,
         }
     )
     sidecar = build_sidecar(settings, lag_view=None, kafka=True)
+    settle_collector()
     view = sidecar.lag_view
     assert view is not None
     refreshes = sidecar.metrics.refresh.duration
@@ -72,6 +77,10 @@ async def _probe(bootstrap: str, interval_s: float, seconds: float) -> dict[str,
         finally:
             gc.callbacks.remove(timed)
         after = refreshed(refreshes)
+        # What a full collection costs now, whenever the thresholds let one run.
+        collecting = time.perf_counter()
+        gc.collect()
+        full_ms = (time.perf_counter() - collecting) * 1000
     finally:
         stopping = time.perf_counter()
         await view.stop()
@@ -88,6 +97,8 @@ async def _probe(bootstrap: str, interval_s: float, seconds: float) -> dict[str,
         "refresh_s_mean": round((after[1] - before[1]) / max(1.0, count), 3),
         "gc_ms_max": round(max((ms for _, ms in collections), default=0.0), 1),
         "gc_full": sum(1 for generation, _ in collections if generation == 2),
+        "gc_all": len(collections),
+        "gc_full_now_ms": round(full_ms, 1),
         "stop_s": round(stop_s, 3),
     }
 
