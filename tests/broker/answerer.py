@@ -26,16 +26,14 @@ keeps both in :attr:`Answerer.exchanges`, so a test sees what the plugin sent.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 import httpx
 
-from harness.loopback import LoopbackServer
+from harness.loopback import JsonHandler, LoopbackServer
 from tests.client.answers import packed
 
 Fault = Literal[
@@ -154,10 +152,10 @@ class Answerer(LoopbackServer):
             self.answers.append(answer)
         return 200, json.dumps(in_requested_form(request, answer)).encode()
 
-    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+    def handler_class(self) -> type[JsonHandler]:
         answerer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             # Answer at once, as uvicorn does (no Nagle delay on the small replies).
             disable_nagle_algorithm = True
 
@@ -167,33 +165,22 @@ class Answerer(LoopbackServer):
 
             def do_GET(self) -> None:
                 if self.path == "/livez":
-                    self._send(200, b"{}")
+                    self.send_json(200, b"{}")
                 elif self.path.startswith("/groups/") and not self.authorized():
-                    self._send(401, b'{"error": {"code": "unauthorized"}}')
+                    self.send_json(401, b'{"error": {"code": "unauthorized"}}')
                 else:
-                    self._send(404, b"{}")
+                    self.send_json(404, b"{}")
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
                 if not self.authorized():
-                    self._send(401, b'{"error": {"code": "unauthorized"}}')
+                    self.send_json(401, b'{"error": {"code": "unauthorized"}}')
                     return
                 body = json.loads(raw)
                 with answerer._lock:
                     answerer.requests.append(body)
                 status, reply = answerer._reply(self.path, body, raw)
-                self._send(status, reply)
-
-            def _send(self, status: int, body: bytes) -> None:
-                with contextlib.suppress(OSError):
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
+                self.send_json(status, reply)
 
         return Handler

@@ -17,12 +17,11 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 import httpx
 
-from harness.loopback import LoopbackServer
+from harness.loopback import JsonHandler, LoopbackServer
 from tests.client.answers import giving_a_partition_twice, missing_a_partition, roundrobin_answer
 
 Fault = Literal[
@@ -87,10 +86,10 @@ class FaultySidecar(LoopbackServer):
         )
         return response.status_code, response.content
 
-    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+    def handler_class(self) -> type[JsonHandler]:
         sidecar = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             # HTTP/1.0: one request per connection, so a stopped sidecar leaves no
             # kept-alive connection behind that would still answer.
             protocol_version = "HTTP/1.0"
@@ -101,15 +100,6 @@ class FaultySidecar(LoopbackServer):
                     status, body = 404, b"{}"
                 else:
                     status, body = sidecar.answer(raw)
-                # A shim past its deadline has hung up; its answer goes nowhere.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                """Quiet: the tests read the shim's own counters instead."""
+                self.send_json(status, body)
 
         return Handler
