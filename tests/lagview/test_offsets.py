@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from lagassign.lagview.kafka.list_offsets import (
     EARLIEST,
@@ -62,7 +62,8 @@ class OffsetsClient(MetadataClient):
     async def send(self, node: int, request: object) -> Any:
         if not isinstance(request, OneVersion) or request.struct is not ListOffsetsRequestV3:
             return await super().send(node, request)
-        topic, partitions, timestamp, isolation = request.fields
+        fields: tuple[str, list[int], int, int] = cast(Any, request.fields)
+        topic, partitions, timestamp, isolation = fields
         self.asked.append((node, topic, tuple(partitions)))
         if topic in self.hang:
             await asyncio.Event().wait()
