@@ -17,7 +17,7 @@ import pytest
 
 from lagassign.groups.advice import AdvicePolicy, advise
 from lagassign.groups.advice_tracker import AdviceTracker
-from lagassign.groups.nudger import GroupNudger, nudge_line
+from lagassign.groups.nudger import Epochs, EpochWatch, GroupNudger, nudge_line, recently_moved
 from lagassign.groups.page import render_group
 from lagassign.groups.report import group_report
 from lagassign.http.schemas_advice import AdviceOut
@@ -219,6 +219,48 @@ def test_two_replicas_nudge_a_skewed_group_once_between_them(b_refreshes: float,
     assert advice.last_nudge is not None
     assert advice.last_nudge.startswith("recomputed_recently in 0.0 s: its epochs moved")
     assert why in advice.last_nudge
+
+
+@pytest.mark.parametrize(
+    ("last", "moved", "described", "skipped"),
+    [
+        # nothing known of the group yet: never held back
+        (None, None, Epochs(5, 5), None),
+        # as the last refresh saw it, and no move known (or one older than the cooldown)
+        (Epochs(5, 5), None, Epochs(5, 5), None),
+        (Epochs(5, 5), 40.0, Epochs(5, 5), None),
+        # moved 10 s ago, within the 30 s cooldown
+        (Epochs(5, 5), 90.0, Epochs(5, 5), "its epochs moved 10.0 s ago"),
+        # a recomputation still pending since the last refresh is a move too
+        (Epochs(5, 5), None, Epochs(6, 5), "since the last refresh (group epoch 5 -> 6"),
+    ],
+)
+def test_a_group_recomputed_recently_is_not_nudged(
+    last: Epochs | None, moved: float | None, described: Epochs, skipped: str | None
+) -> None:
+    why = recently_moved(last, moved, described, 100.0, 30.0)
+    assert (why is None) == (skipped is None), why
+    assert skipped is None or skipped in (why or "")
+
+
+def test_a_replicas_own_nudges_are_not_moves_but_anothers_are() -> None:
+    watch = EpochWatch()
+    watch.saw("g", Epochs(5, 5), 0.0)  # first seen: no move known
+    own = watch.before_nudge("g", 30.0, lambda: 1.0)
+    described = GroupDescription("g", "Stable", "consumer", "lagassign", (), 5, 5)
+    assert own(described) is None
+    watch.saw("g", Epochs(6, 5), 1.5)  # its join, seen while it runs
+    watch.nudged("g", NudgeResult("g", "m", "nudged", "", 5, 6, 0.4))
+    watch.saw("g", Epochs(7, 7), 2.0)  # its leave, computed
+    later = watch.before_nudge("g", 30.0, lambda: 20.0)  # within 30 s of its own moves
+    assert later(dataclasses.replace(described, group_epoch=7, assignment_epoch=7)) is None
+    watch.nudged("g", NudgeResult("g", "m", "nudged", "", 7, 8, 0.4))
+    watch.saw("g", Epochs(9, 9), 21.0)  # its own again
+    watch.saw("g", Epochs(10, 10), 50.0)  # a member joined: not this replica's
+    held = watch.before_nudge("g", 30.0, lambda: 60.0)
+    moved = held(dataclasses.replace(described, group_epoch=10, assignment_epoch=10))
+    assert moved is not None
+    assert "moved 10.0 s ago" in moved
 
 
 def test_classic_and_balanced_groups_are_never_nudged() -> None:
