@@ -11,6 +11,9 @@ groups the tests.
   and starts it (``.stop()``, ``.start()``: the same broker, same data and ports).
 - ``kafka_names`` (function): names for topics and groups, unique in the session
   and derived from the test's name (no randomness).
+- ``new_group`` (function): a new group on ``kafka_broker``, named in the session
+  sidecar's pattern, with names for its topics and members of every kind
+  (:class:`tests.client.members.NewGroup`).
 - ``sidecar`` (session): ``lagassign serve`` on ``kafka_broker``, refreshing lag every
   second, tracking the shim tests' groups (``tests.client.backlog.GROUP_PATTERN``).
 - ``advising_sidecar`` (function): a sidecar of the test's own on ``kafka_broker`` with
@@ -34,12 +37,16 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from harness.broker import LocalKafka
 from harness.sidecar import SidecarProcess, start_sidecar
+
+if TYPE_CHECKING:
+    from tests.client.members import NewGroup
 
 # Every random case is reproducible: Hypothesis runs derandomized (seeded).
 settings.register_profile(
@@ -144,3 +151,15 @@ def kafka_names(request: pytest.FixtureRequest) -> Callable[[str], str]:
         return f"{stem}.{kind}.{next(_sequence)}"
 
     return name
+
+
+@pytest.fixture
+def new_group(
+    kafka_broker: LocalKafka, kafka_names: Callable[[str], str], request: pytest.FixtureRequest
+) -> NewGroup:
+    """A new group on the session's broker, tracked by the session's sidecar (its name is
+    in the pattern), with names for its topics and members of every kind."""
+    from tests.client.backlog import GROUP_PREFIX
+    from tests.client.members import NewGroup
+
+    return NewGroup(kafka_broker, GROUP_PREFIX + kafka_names("group"), kafka_names, request)

@@ -49,7 +49,7 @@ from lagassign_client.wire.userdata import decode_subscription
 from tests.client.backlog import skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
-from tests.client.member import Partition
+from tests.client.member import Membership, Partition
 from tests.client.python_members import AiokafkaMember
 from tests.client.test_faults_kafka import REASONS
 
@@ -273,7 +273,7 @@ async def soak(bootstrap: str, sidecar: SidecarProcess, rebalances: int, seed: i
         nonlocal serial
         serial += 1
         return AiokafkaMember(
-            f"soak-{serial}", bootstrap, group, topics, front.url, SOAK_DEADLINE_S
+            f"soak-{serial}", Membership(bootstrap, group, topics, front.url, SOAK_DEADLINE_S)
         )
 
     members: list[AiokafkaMember] = []

@@ -36,6 +36,7 @@ from tests.broker.consumers import (
     pump,
     reported_owned,
 )
+from tests.client.member import Membership
 from tests.client.python_members import AiokafkaMember
 from tests.lagview.test_kafka_tool import parse_describe
 
@@ -297,7 +298,7 @@ def test_a_shim_group_moves_to_the_consumer_protocol_offline_not_online(
 
     async def classic_phase() -> tuple[int, tuple[set[tuple[str, int]], list[str]]]:
         member = AiokafkaMember(
-            "classic-0", bootstrap, group, [topic], plugin_broker.sidecar.url, 5.0
+            "classic-0", Membership(bootstrap, group, [topic], plugin_broker.sidecar.url, 5.0)
         )
         await member.start()
         try:

@@ -5,9 +5,10 @@ on one member's partitions, and the sidecar's answers about the group."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -16,7 +17,7 @@ from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess, start_sidecar
 from tests.client.backlog import GROUP_PATTERN
 from tests.client.group_waits import seen_stable
-from tests.client.member import Member, Partition
+from tests.client.member import Member, Membership, Partition
 
 PARTITIONS = 4
 MIN_GAIN = 0.3
@@ -29,25 +30,22 @@ RUN_S = 45.0  # after the backlog lands: the advised rebalance comes by then
 # After the advised rebalance: a second one (a storm) would have come by then.
 WATCH_S = HOLD_S + COOLDOWN_S + 2.0
 
+M = TypeVar("M", bound=Member)
+
 
 def start_advising_sidecar(
-    bootstrap: str,
-    log_path: Path,
-    *,
-    hold_s: float = HOLD_S,
-    cooldown_s: float = COOLDOWN_S,
-    min_gain: float = MIN_GAIN,
+    bootstrap: str, log_path: Path, *, hold_s: float = HOLD_S
 ) -> SidecarProcess:
-    """A sidecar refreshing every 0.5 s that advises after ``hold_s``, at most once a
-    ``cooldown_s``, for a gain of ``min_gain``."""
+    """A sidecar refreshing every 0.5 s that advises after ``hold_s``, at most once every
+    COOLDOWN_S, for a gain of at least MIN_GAIN."""
     return start_sidecar(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
             "LAGASSIGN_REFRESH_INTERVAL_S": "0.5",
             "LAGASSIGN_GROUP_PATTERN": GROUP_PATTERN,
-            "LAGASSIGN_ADVICE_MIN_GAIN": str(min_gain),
+            "LAGASSIGN_ADVICE_MIN_GAIN": str(MIN_GAIN),
             "LAGASSIGN_ADVICE_HOLD_S": str(hold_s),
-            "LAGASSIGN_ADVICE_COOLDOWN_S": str(cooldown_s),
+            "LAGASSIGN_ADVICE_COOLDOWN_S": str(COOLDOWN_S),
             # These tests land each backlog in one burst, which the default drain model
             # would also read as production for its recent span; they are about the
             # advice's hold, cooldown and helpers, so they weigh the backlog alone (the
@@ -96,6 +94,48 @@ async def stable_pair(
         f"{group} {what} with two members",
         0.5,
     )
+
+
+@contextlib.asynccontextmanager
+async def started_pair(
+    joins: Membership, sidecar: SidecarProcess, make: Callable[[str, Membership], M]
+) -> AsyncIterator[list[M]]:
+    """Two members ``make(name, joins)`` of ``joins.group`` on its one topic, committed at
+    0 beforehand (:func:`committed_topic`), started and Stable (:func:`stable_pair`); both
+    stopped on the way out."""
+    (topic,) = joins.topics
+    await committed_topic(joins.bootstrap, joins.group, topic)
+    members = [make(f"{joins.group}-member-{i}", joins) for i in range(2)]
+    try:
+        for m in members:
+            await m.start()
+        await stable_pair(sidecar, joins.group, members)
+        yield members
+    finally:
+        for m in members:
+            await m.stop()
+
+
+async def one_advised_rebalance(rebalanced: Callable[[], Awaitable[bool]]) -> None:
+    """Wait for the advised rebalance (``rebalanced``), then watch for a second one (a
+    storm) for WATCH_S."""
+    await eventually_async(rebalanced, RUN_S, "an advised rebalance", 0.5)
+    await asyncio.sleep(WATCH_S)  # a bounded watch: no storm
+
+
+def check_one_rebalance(rebalances: float) -> None:
+    """One rebalance followed the backlog, within run length / cooldown + 1."""
+    assert rebalances == 1, f"{rebalances} rebalances after the backlog"
+    assert rebalances <= (RUN_S + WATCH_S) / COOLDOWN_S + 1
+
+
+async def check_lowered(sidecar: SidecarProcess, group: str, worst_before: int) -> None:
+    """After the advised rebalance: the worst member lag fell by at least MIN_GAIN, the
+    sidecar counted the rebalance it advised, and it advises nothing more."""
+    lags = await asyncio.to_thread(member_lags, sidecar, group)
+    assert max(lags.values()) <= (1 - MIN_GAIN) * worst_before, (worst_before, lags)
+    assert await asyncio.to_thread(advised_rebalances, sidecar, group) == 1.0
+    assert (await asyncio.to_thread(advice, sidecar, group))["advised"] is False
 
 
 async def land_backlog(

@@ -4,10 +4,10 @@ Kafka recipe), reporting JSON lines on stdout."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.client.member import COMMIT_EACH_BATCH, Membership, PollLoop
 from tests.client.process_member import ProcessMember
 
 
@@ -17,22 +17,15 @@ class JavaMember(ProcessMember):
     def __init__(
         self,
         name: str,
-        bootstrap: str,
-        group: str,
-        topics: Sequence[str],
-        url: str,
-        timeout_s: float,
+        membership: Membership,
         classpath: str,
         log_dir: Path,
-        commit: bool = True,
-        advise_ms: int | None = None,
-        cooperative: bool = False,
+        loop: PollLoop = COMMIT_EACH_BATCH,
         *,
-        max_poll_records: int | None = None,
-        work_ms: int = 0,
+        cooperative: bool = False,
         spring: bool = False,
     ) -> None:
-        #: Rebalances its RebalanceAdvisor forced (only with ``advise_ms``).
+        #: Rebalances its RebalanceAdvisor forced (only with ``loop.advise_every_s``).
         self.enforced = 0
         #: Commits Kafka refused (``commit_failed`` lines: the error's text).
         self.commit_failures: list[str] = []
@@ -43,10 +36,10 @@ class JavaMember(ProcessMember):
             "-Xmx256m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
             f"-Dlagassign.member.cooperative={'true' if cooperative else 'false'}",
-            f"-Dlagassign.member.workMs={work_ms}",
+            f"-Dlagassign.member.workMs={round(loop.work_s * 1000)}",
             *(
-                [f"-Dlagassign.member.maxPollRecords={max_poll_records}"]
-                if max_poll_records is not None
+                [f"-Dlagassign.member.maxPollRecords={loop.max_records}"]
+                if loop.max_records is not None
                 else []
             ),
             "-cp",
@@ -54,18 +47,22 @@ class JavaMember(ProcessMember):
             # spring: the README's Spring Kafka recipe (a listener container) instead of a
             # hand-written poll loop; it commits after every batch and takes no advisor.
             *(["io.lagassign.SpringMember"] if spring else ["io.lagassign.GroupMember"]),
-            bootstrap,
-            group,
-            ",".join(topics),
-            url,
-            str(round(timeout_s * 1000)),
+            membership.bootstrap,
+            membership.group,
+            ",".join(membership.topics),
+            membership.url,
+            str(round(membership.timeout_s * 1000)),
             name,
             *(
                 []
                 if spring
                 else [
-                    "true" if commit else "false",
-                    *([str(advise_ms)] if advise_ms is not None else []),
+                    "true" if loop.commit else "false",
+                    *(
+                        [str(round(loop.advise_every_s * 1000))]
+                        if loop.advise_every_s is not None
+                        else []
+                    ),
                 ]
             ),
         ]

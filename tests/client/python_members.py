@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import kafka  # type: ignore[import-untyped]
@@ -23,10 +22,13 @@ from lagassign_client.advice import RebalanceAdvisor
 from lagassign_client.aiokafka_commit import SafePoint
 from lagassign_client.kafka_python import KafkaPythonLagAssignor
 from tests.client.member import (
+    COMMIT_EACH_BATCH,
     HEARTBEAT_INTERVAL_MS,
     SESSION_TIMEOUT_MS,
     STOP_TIMEOUT_S,
+    Membership,
     Partition,
+    PollLoop,
     Record,
 )
 
@@ -69,32 +71,26 @@ kafka.ConsumerRebalanceListener.register(Ownership)
 class PythonMember:
     """What the two Python members share: the consumer's settings, what it owned and
     consumed, its commit failures, and the note and counters of its shim
-    (``self.assignor``, made by the subclass)."""
-
-    assignor: LagAssignor | KafkaPythonLagAssignor
+    (``self.assignor``, made by the subclass's :meth:`_shim`)."""
 
     def __init__(
-        self,
-        name: str,
-        url: str,
-        commit: bool,
-        advise_every_s: float | None,
-        max_records: int | None,
-        work_s: float,
+        self, name: str, membership: Membership, loop: PollLoop = COMMIT_EACH_BATCH
     ) -> None:
         self.name = name
-        self.commit = commit
-        self._url = url
-        self._advise_every_s = advise_every_s
-        self._max_records = max_records
-        self._work_s = work_s
+        self.membership = membership
+        self.loop = loop
         #: Commits the library refused (the error's text).
         self.commit_failures: list[str] = []
-        #: Its RebalanceAdvisor (only with ``advise_every_s``), made once its consumer runs.
+        #: Its RebalanceAdvisor (only with ``loop.advise_every_s``), made once its consumer
+        #: runs.
         self.advisor: RebalanceAdvisor | None = None
         self._lock = threading.Lock()
         self._owned = Ownership()
         self._consumed: set[Record] = set()
+        self.assignor = self._shim()
+
+    def _shim(self) -> LagAssignor | KafkaPythonLagAssignor:
+        raise NotImplementedError
 
     def _saw(self, batch: dict[Any, list[Any]]) -> None:
         with self._lock:
@@ -135,32 +131,20 @@ class AiokafkaMember(PythonMember):
     def __init__(
         self,
         name: str,
-        bootstrap: str,
-        group: str,
-        topics: Sequence[str],
-        url: str,
-        timeout_s: float,
-        commit: bool = True,
+        membership: Membership,
+        loop: PollLoop = COMMIT_EACH_BATCH,
         *,
         group_instance_id: str | None = None,
         shim_group: str | None = None,
-        advise_every_s: float | None = None,
-        max_records: int | None = None,
-        work_s: float = 0.0,
     ) -> None:
-        super().__init__(name, url, commit, advise_every_s, max_records, work_s)
-        # The consumer reads from the earliest offset; the shim says so to the sidecar.
-        # ``shim_group``: another group id for the shim than the consumer's (a mistake).
-        self.assignor = LagAssignor(
-            url=url,
-            group_id=shim_group or group,
-            timeout_s=timeout_s,
-            reset_policy="earliest",
-            instance_id=group_instance_id,
-        )
+        """``group_instance_id``: a static member; ``shim_group``: another group id for the
+        shim than the consumer's (a mistake)."""
+        self._instance_id = group_instance_id
+        self._shim_group = shim_group
+        super().__init__(name, membership, loop)
         self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=group,
+            bootstrap_servers=membership.bootstrap,
+            group_id=membership.group,
             group_instance_id=group_instance_id,
             client_id=name,
             partition_assignment_strategy=(self.assignor,),
@@ -171,25 +155,40 @@ class AiokafkaMember(PythonMember):
         )
         # The batch in hand is committed before a rebalance revokes it (the documented loop).
         self.safe_point = SafePoint(self._owned)
-        self.consumer.subscribe(list(topics), listener=self.safe_point)
+        self.consumer.subscribe(list(membership.topics), listener=self.safe_point)
         self._task: asyncio.Task[None] | None = None
+
+    def _shim(self) -> LagAssignor:
+        # The consumer reads from the earliest offset; the shim says so to the sidecar.
+        return LagAssignor(
+            url=self.membership.url,
+            group_id=self._shim_group or self.membership.group,
+            timeout_s=self.membership.timeout_s,
+            reset_policy="earliest",
+            instance_id=self._instance_id,
+        )
 
     async def start(self) -> None:
         await self.consumer.start()
-        if self._advise_every_s is not None:
+        if self.loop.advise_every_s is not None:
             self.advisor = RebalanceAdvisor.for_aiokafka(
-                self.consumer, self.assignor, url=self._url, every_s=self._advise_every_s
+                self.consumer,
+                self.assignor,
+                url=self.membership.url,
+                every_s=self.loop.advise_every_s,
             )
         self._task = asyncio.create_task(self._consume(), name=f"consume-{self.name}")
 
     async def _consume(self) -> None:
         while True:
-            batch = await self.consumer.getmany(timeout_ms=POLL_MS, max_records=self._max_records)
+            batch = await self.consumer.getmany(
+                timeout_ms=POLL_MS, max_records=self.loop.max_records
+            )
             self._saw(batch)
             async with self.safe_point.batch():
-                if batch and self._work_s:
-                    await asyncio.sleep(self._work_s)  # the application's work on the batch
-                if batch and self.commit:
+                if batch and self.loop.work_s:
+                    await asyncio.sleep(self.loop.work_s)  # the application's work on the batch
+                if batch and self.loop.commit:
                     try:
                         await self.consumer.commit()
                     except KafkaError as exc:
@@ -212,60 +211,49 @@ class AiokafkaMember(PythonMember):
 
 
 class KafkaPythonMember(PythonMember):
-    def __init__(
-        self,
-        name: str,
-        bootstrap: str,
-        group: str,
-        topics: Sequence[str],
-        url: str,
-        timeout_s: float,
-        commit: bool = True,
-        advise_every_s: float | None = None,
-        max_records: int | None = None,
-        work_s: float = 0.0,
-    ) -> None:
-        super().__init__(name, url, commit, advise_every_s, max_records, work_s)
-        # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
-        # remaining timeout, so the shim's budget is what is left of the poll (see the shim's
-        # docs): each poll outlasts the shim's deadline by more than a join takes on a loaded
-        # machine (with 1 s to spare, a join that took the whole poll at load 20 left the
-        # leader no time and it fell back to range).
-        self._poll_ms = round(timeout_s * 1000) + POLL_SPARE_MS
+    _thread: threading.Thread | None = None
+
+    def _shim(self) -> KafkaPythonLagAssignor:
         self._settings: dict[str, Any] = {
-            "bootstrap_servers": bootstrap,
-            "group_id": group,
-            "client_id": name,
+            "bootstrap_servers": self.membership.bootstrap,
+            "group_id": self.membership.group,
+            "client_id": self.name,
             "enable_auto_commit": False,
             "auto_offset_reset": "earliest",
             "session_timeout_ms": SESSION_TIMEOUT_MS,
             "heartbeat_interval_ms": HEARTBEAT_INTERVAL_MS,
         }
         # group_id and auto_offset_reset come from the consumer's own settings.
-        self.assignor = KafkaPythonLagAssignor.for_consumer(
-            url, self._settings, timeout_s=timeout_s
+        assignor = KafkaPythonLagAssignor.for_consumer(
+            self.membership.url, self._settings, timeout_s=self.membership.timeout_s
         )
-        self._settings["partition_assignment_strategy"] = [self.assignor]
-        self._topics = list(topics)
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._consume, name=name, daemon=True)
+        self._settings["partition_assignment_strategy"] = [assignor]
+        return assignor
 
     async def start(self) -> None:
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._consume, name=self.name, daemon=True)
         self._thread.start()
 
     def _consume(self) -> None:
+        # kafka-python 3.0.12 loses the leader's join when assign() outlasts the poll's
+        # remaining timeout, so the shim's budget is what is left of the poll (see the shim's
+        # docs): each poll outlasts the shim's deadline by more than a join takes on a loaded
+        # machine (with 1 s to spare, a join that took the whole poll at load 20 left the
+        # leader no time and it fell back to range).
+        poll_ms = round(self.membership.timeout_s * 1000) + POLL_SPARE_MS
         consumer = kafka.KafkaConsumer(**self._settings)
-        consumer.subscribe(self._topics, listener=self._owned)
-        if self._advise_every_s is not None:
+        consumer.subscribe(list(self.membership.topics), listener=self._owned)
+        if self.loop.advise_every_s is not None:
             self.advisor = RebalanceAdvisor.for_kafka_python(
-                consumer, self.assignor, url=self._url, every_s=self._advise_every_s
+                consumer, self.assignor, url=self.membership.url, every_s=self.loop.advise_every_s
             )
         try:
             while not self._stopping.is_set():
-                batch = consumer.poll(timeout_ms=self._poll_ms, max_records=self._max_records)
-                if batch and self._work_s:
-                    self._stopping.wait(self._work_s)  # the application's work on the batch
-                if batch and self.commit:
+                batch = consumer.poll(timeout_ms=poll_ms, max_records=self.loop.max_records)
+                if batch and self.loop.work_s:
+                    self._stopping.wait(self.loop.work_s)  # the application's work on the batch
+                if batch and self.loop.commit:
                     try:
                         consumer.commit()
                     except KafkaPythonError as exc:
@@ -278,7 +266,7 @@ class KafkaPythonMember(PythonMember):
             consumer.close()
 
     async def stop(self) -> None:
-        self._stopping.set()
-        if self._thread.is_alive():
+        if self._thread is not None:
+            self._stopping.set()
             await asyncio.to_thread(self._thread.join, STOP_TIMEOUT_S)
         self._close_shim()

@@ -26,17 +26,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import pytest
 
-from harness.broker import LocalKafka
 from harness.builders import produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.advice_group import PARTITIONS, committed_topic, member_lags, stable_pair
-from tests.client.backlog import GROUP_PREFIX
+from tests.client.advice_group import PARTITIONS, member_lags, stable_pair, started_pair
 from tests.client.java_member import JavaMember
+from tests.client.member import Membership, PollLoop
+from tests.client.members import NewGroup
 from tests.client.python_members import AiokafkaMember, KafkaPythonMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -69,81 +68,34 @@ def asked(members: Sequence[Member]) -> int:
     return total
 
 
-def make(
-    kind: str,
-    name: str,
-    bootstrap: str,
-    group: str,
-    topic: str,
-    url: str,
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-) -> Member:
-    if kind.startswith("java"):
-        return JavaMember(
-            name,
-            bootstrap,
-            group,
-            [topic],
-            url,
-            1.5,
-            request.getfixturevalue("java_classpath"),
-            tmp_path,
-            commit=True,
-            advise_ms=round(ADVISE_EVERY_S * 1000),
-            cooperative=kind == "java-cooperative",
-            max_poll_records=MAX_RECORDS,
-            work_ms=round(WORK_S * 1000),
-        )
-    make_python = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
-    return make_python(
-        name,
-        bootstrap,
-        group,
-        [topic],
-        url,
-        1.5,
-        commit=True,
-        advise_every_s=ADVISE_EVERY_S,
-        max_records=MAX_RECORDS,
-        work_s=WORK_S,
-    )
+def making(kind: str, new_group: NewGroup) -> Callable[[str, Membership], Member]:
+    """Members of ``kind`` in the documented loop: slow batches, each committed, then the
+    advisor asked."""
+
+    loop = PollLoop(advise_every_s=ADVISE_EVERY_S, max_records=MAX_RECORDS, work_s=WORK_S)
+
+    def member(name: str, joins: Membership) -> Member:
+        if kind.startswith("java"):
+            return new_group.java(name, joins, loop, cooperative=kind == "java-cooperative")
+        make_python = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
+        return make_python(name, joins, loop)
+
+    return member
 
 
 @pytest.mark.parametrize("kind", KINDS)
 async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_loop(
-    kind: str,
-    kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
+    kind: str, advising_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
     sidecar = advising_sidecar
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    await committed_topic(kafka_broker.bootstrap, group, topic)
-    members = [
-        make(
-            kind,
-            f"{kafka_names('member')}-{i}",
-            kafka_broker.bootstrap,
-            group,
-            topic,
-            sidecar.url,
-            request,
-            tmp_path,
-        )
-        for i in range(2)
-    ]
-    try:
-        for m in members:
-            await m.start()
-        await stable_pair(sidecar, group, members)
+    group = new_group.group
+    topic = new_group.names("topic")
+    joins = new_group.membership([topic], sidecar.url)
+    async with started_pair(joins, sidecar, making(kind, new_group)) as members:
         counts = [0] * PARTITIONS
         for _, p in members[0].partitions():
             counts[p] = HOT_BACKLOG
-        await produce(kafka_broker.bootstrap, topic, counts)
+        await produce(new_group.bootstrap, topic, counts)
 
         await eventually_async(lambda: asked(members) >= 1, RUN_S, "an advised rebalance", 0.5)
         await stable_pair(sidecar, group, members, "stable again after the advised rebalance")
@@ -155,9 +107,6 @@ async def test_an_advised_rebalance_refuses_no_commit_of_a_commit_after_batch_lo
             return sum(now.values()) <= after_rebalance - DRAINED_AFTER
 
         await eventually_async(drained, RUN_S, "commits in the new generation", 0.5)
-    finally:
-        for m in members:
-            await m.stop()
     assert asked(members) == 1
     failures = {m.name: m.commit_failures for m in members if m.commit_failures}
     assert failures == {}, failures

@@ -22,19 +22,17 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
-from harness.broker import LocalKafka
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.advice_group import PARTITIONS, advice
 from tests.client.member import Partition
-from tests.client.test_advice_kafka import ADVISE_MS, skewed_pair
+from tests.client.members import NewGroup
+from tests.client.test_advice_kafka import ADVISE_EVERY_S, skewed_pair
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -88,23 +86,12 @@ def consumed(events: list[dict[str, Any]]) -> list[tuple[int, Partition, int]]:
 
 
 async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that_stay(
-    kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
-    java_classpath: str,
-    tmp_path: Path,
+    advising_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
     sidecar = advising_sidecar
     stop = asyncio.Event()
     async with skewed_pair(
-        kafka_broker,
-        sidecar,
-        kafka_names,
-        java_classpath,
-        tmp_path,
-        ADVISE_MS,
-        cooperative=True,
-        backlog=HOT_BACKLOG,
+        new_group, sidecar, ADVISE_EVERY_S, cooperative=True, backlog=HOT_BACKLOG
     ) as pair:
         group, topic, members, before = pair.group, pair.topic, pair.members, pair.held_before
 
@@ -120,7 +107,7 @@ async def test_an_advised_cooperative_rebalance_never_pauses_the_partitions_that
             )
 
         # From here on the lag only grows, and the advice (held 2 s) comes after.
-        producing = asyncio.create_task(trickle(kafka_broker.bootstrap, topic, stop))
+        producing = asyncio.create_task(trickle(new_group.bootstrap, topic, stop))
         try:
             await eventually_async(moved, RUN_S, "an advised cooperative rebalance", 0.5)
             await asyncio.sleep(AFTER_S)  # records keep coming after the last assignment

@@ -12,28 +12,21 @@ run length / cooldown + 1.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
 import pytest
 
-from harness.broker import LocalKafka
-from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
 from tests.client.advice_group import (
     BACKLOG,
-    COOLDOWN_S,
-    MIN_GAIN,
-    RUN_S,
-    WATCH_S,
-    advice,
-    advised_rebalances,
-    committed_topic,
+    check_lowered,
+    check_one_rebalance,
     land_backlog,
-    member_lags,
-    stable_pair,
+    one_advised_rebalance,
+    started_pair,
 )
-from tests.client.backlog import GROUP_PREFIX
+from tests.client.member import Membership, PollLoop
+from tests.client.members import NewGroup
 from tests.client.python_members import AiokafkaMember, KafkaPythonMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -47,40 +40,27 @@ def assignments(members: Sequence[PythonMember]) -> int:
     return sum(m.assignor.leadership.assignments for m in members)
 
 
+def advising(kind: str) -> Callable[[str, Membership], PythonMember]:
+    """A member of ``kind`` (``aiokafka``, ``kafka-python``) with its advisor, never
+    committing."""
+    make = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
+    loop = PollLoop(commit=False, advise_every_s=ADVISE_EVERY_S)
+    return lambda name, joins: make(name, joins, loop)
+
+
 @pytest.mark.parametrize("kind", ["aiokafka", "kafka-python"])
 async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the_worst_lag(
-    kind: str,
-    kafka_broker: LocalKafka,
-    advising_sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
+    kind: str, advising_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
     sidecar = advising_sidecar
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    await committed_topic(kafka_broker.bootstrap, group, topic)
-    make = AiokafkaMember if kind == "aiokafka" else KafkaPythonMember
-    members: list[PythonMember] = [
-        make(
-            f"{kafka_names('member')}-{i}",
-            kafka_broker.bootstrap,
-            group,
-            [topic],
-            sidecar.url,
-            1.5,
-            commit=False,
-            advise_every_s=ADVISE_EVERY_S,
-        )
-        for i in range(2)
-    ]
-    try:
-        for m in members:
-            await m.start()
-        await stable_pair(sidecar, group, members)
+    group = new_group.group
+    joins = new_group.membership([new_group.names("topic")], sidecar.url)
+    async with started_pair(joins, sidecar, advising(kind)) as members:
         leaders = [m for m in members if m.assignor.leadership.led_last]
         assert len(leaders) == 1, "exactly one member led the first rebalance"
         start_assignments = assignments(members)
         worst_before = await land_backlog(
-            kafka_broker.bootstrap, sidecar, group, members[0].partitions(), BACKLOG
+            new_group.bootstrap, sidecar, group, members[0].partitions(), BACKLOG
         )
 
         async def rebalanced() -> bool:
@@ -88,12 +68,9 @@ async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the
                 len(m.partitions()) for m in members
             ) == [2, 2]
 
-        await eventually_async(rebalanced, RUN_S, "an advised rebalance", 0.5)
-        await asyncio.sleep(WATCH_S)  # a bounded watch: no storm
+        await one_advised_rebalance(rebalanced)
 
-        rebalances = (assignments(members) - start_assignments) / len(members)
-        assert rebalances == 1, f"{rebalances} rebalances after the backlog"
-        assert rebalances <= (RUN_S + WATCH_S) / COOLDOWN_S + 1
+        check_one_rebalance((assignments(members) - start_assignments) / len(members))
         asked = [m.advisor.enforced for m in members if m.advisor is not None]
         assert sorted(asked) == [0, 1], asked
         asking = next(m for m in members if m.advisor is not None and m.advisor.enforced)
@@ -101,10 +78,4 @@ async def test_the_python_advisor_asks_for_exactly_one_rebalance_that_lowers_the
         follower = next(m for m in members if m is not asking)
         assert follower.advisor is not None
         assert follower.advisor.requests == 0, "a follower never asks the sidecar"
-        lags = await asyncio.to_thread(member_lags, sidecar, group)
-        assert max(lags.values()) <= (1 - MIN_GAIN) * worst_before, (worst_before, lags)
-        assert await asyncio.to_thread(advised_rebalances, sidecar, group) == 1.0
-        assert (await asyncio.to_thread(advice, sidecar, group))["advised"] is False
-    finally:
-        for m in members:
-            await m.stop()
+        await check_lowered(sidecar, group, worst_before)

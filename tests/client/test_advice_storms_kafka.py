@@ -32,14 +32,14 @@ from tests.client.advice_group import (
     COOLDOWN_S,
     PARTITIONS,
     advice,
-    committed_topic,
     land_backlog,
-    stable_pair,
     start_advising_sidecar,
+    started_pair,
 )
 from tests.client.backlog import GROUP_PREFIX
-from tests.client.python_members import AiokafkaMember
-from tests.client.test_advice_python_kafka import assignments
+from tests.client.member import Membership
+from tests.client.members import NewGroup
+from tests.client.test_advice_python_kafka import advising, assignments
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -51,7 +51,6 @@ OUTAGE_HOLD_S = 6.0
 OUTAGE_S = 15.0
 # Requests to a sidecar that is down, each refused, that make one WARNING between them.
 TRIES_DOWN = 10
-ADVISE_EVERY_S = 0.5
 
 
 @pytest.fixture
@@ -61,39 +60,14 @@ def swing_sidecar(kafka_broker: LocalKafka, tmp_path: Path) -> Iterator[SidecarP
         yield sidecar
 
 
-async def stable_group(
-    bootstrap: str, sidecar: SidecarProcess, group: str, topic: str
-) -> list[AiokafkaMember]:
-    """Two members with the advisor, two partitions each, seen Stable by the sidecar."""
-    await committed_topic(bootstrap, group, topic)
-    members = [
-        AiokafkaMember(
-            f"{group}-member-{i}",
-            bootstrap,
-            group,
-            [topic],
-            sidecar.url,
-            1.5,
-            commit=False,
-            advise_every_s=ADVISE_EVERY_S,
-        )
-        for i in range(2)
-    ]
-    for m in members:
-        await m.start()
-    await stable_pair(sidecar, group, members)
-    return members
-
-
 async def test_swinging_load_rebalances_at_most_once_per_cooldown(
-    kafka_broker: LocalKafka, swing_sidecar: SidecarProcess, kafka_names: Callable[[str], str]
+    swing_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
     sidecar = swing_sidecar
-    bootstrap = kafka_broker.bootstrap
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    members = await stable_group(bootstrap, sidecar, group, topic)
-    try:
+    bootstrap = new_group.bootstrap
+    topic = new_group.names("topic")
+    joins = new_group.membership([topic], sidecar.url)
+    async with started_pair(joins, sidecar, advising("aiokafka")) as members:
         start = assignments(members)
         ends = [0] * PARTITIONS
         rebalanced_at: list[float] = []
@@ -118,9 +92,6 @@ async def test_swinging_load_rebalances_at_most_once_per_cooldown(
                     seen = now_count
                 await asyncio.sleep(0.25)
         rebalances = (assignments(members) - start) // len(members)
-    finally:
-        for m in members:
-            await m.stop()
 
     assert phase >= SWING_RUN_S / PHASE_S - 1, "the load swung all run long"
     assert rebalances >= 1, "the advice was acted on at least once"
@@ -140,70 +111,64 @@ async def test_no_advice_while_kafka_is_down(
         broker.bootstrap, tmp_path / "outage.log", hold_s=OUTAGE_HOLD_S
     )
     group = GROUP_PREFIX + kafka_names("group")
-    members: list[AiokafkaMember] = []
+    joins = Membership(broker.bootstrap, group, [kafka_names("topic")], sidecar.url)
     try:
-        members = await stable_group(broker.bootstrap, sidecar, group, kafka_names("topic"))
-        start = assignments(members)
-        await land_backlog(broker.bootstrap, sidecar, group, members[0].partitions(), BURST)
-        broker.stop()
-        reasons: set[str] = set()
-        deadline = time.monotonic() + OUTAGE_S
-        while time.monotonic() < deadline:
-            body = await asyncio.to_thread(advice, sidecar, group)
-            assert body["advised"] is False, body
-            reasons.add(body["reason"])
-            await asyncio.sleep(0.5)
-        assert any("Kafka is unreachable" in r or "stale" in r for r in reasons), reasons
-        assert all(m.advisor is not None and m.advisor.enforced == 0 for m in members)
-        assert assignments(members) == start
-        # Back up, so the members leave the group cleanly (aiokafka's stop() without a
-        # broker is cancelled mid-way).
-        await asyncio.to_thread(broker.start)
+        async with started_pair(joins, sidecar, advising("aiokafka")) as members:
+            start = assignments(members)
+            await land_backlog(broker.bootstrap, sidecar, group, members[0].partitions(), BURST)
+            broker.stop()
+            reasons: set[str] = set()
+            deadline = time.monotonic() + OUTAGE_S
+            while time.monotonic() < deadline:
+                body = await asyncio.to_thread(advice, sidecar, group)
+                assert body["advised"] is False, body
+                reasons.add(body["reason"])
+                await asyncio.sleep(0.5)
+            assert any("Kafka is unreachable" in r or "stale" in r for r in reasons), reasons
+            assert all(m.advisor is not None and m.advisor.enforced == 0 for m in members)
+            assert assignments(members) == start
+            # Back up, so the members leave the group cleanly (aiokafka's stop() without a
+            # broker is cancelled mid-way).
+            await asyncio.to_thread(broker.start)
     finally:
-        for m in members:
-            await m.stop()
         sidecar.stop()
 
 
 async def test_an_unreachable_sidecar_changes_nothing_and_is_logged_once(
-    kafka_broker: LocalKafka,
-    kafka_names: Callable[[str], str],
-    tmp_path: Path,
-    caplog: pytest.LogCaptureFixture,
+    new_group: NewGroup, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    bootstrap = kafka_broker.bootstrap
+    bootstrap = new_group.bootstrap
     sidecar = start_advising_sidecar(bootstrap, tmp_path / "unreachable.log", hold_s=OUTAGE_HOLD_S)
-    group = GROUP_PREFIX + kafka_names("group")
-    members: list[AiokafkaMember] = []
+    joins = new_group.membership([new_group.names("topic")], sidecar.url)
     try:
         with caplog.at_level(logging.INFO, logger="lagassign_client"):
-            members = await stable_group(bootstrap, sidecar, group, kafka_names("topic"))
-            start = assignments(members)
-            await land_backlog(bootstrap, sidecar, group, members[0].partitions(), BURST)
-            sidecar.stop()
-            with pytest.raises(httpx.HTTPError):
-                httpx.get(f"{sidecar.url}/health", timeout=2.0)
-            leader = next(m for m in members if m.assignor.leadership.led_last)
-            advisor = leader.advisor
-            assert advisor is not None
-            down_from = advisor.requests
-            await eventually_async(
-                lambda: advisor.requests >= down_from + TRIES_DOWN,
-                OUTAGE_S,
-                f"the leader keeps asking a sidecar that is down ({TRIES_DOWN} times)",
-                0.5,
-            )
-            assert advisor.enforced == 0
-            assert advisor.warnings == 1
-            warnings = [
-                r
-                for r in caplog.records
-                if r.levelno == logging.WARNING
-                and "cannot read the rebalance advice" in r.getMessage()
-            ]
-            assert len(warnings) == 1, [r.getMessage() for r in warnings]
-            assert assignments(members) == start
+            async with started_pair(joins, sidecar, advising("aiokafka")) as members:
+                start = assignments(members)
+                await land_backlog(
+                    bootstrap, sidecar, new_group.group, members[0].partitions(), BURST
+                )
+                sidecar.stop()
+                with pytest.raises(httpx.HTTPError):
+                    httpx.get(f"{sidecar.url}/health", timeout=2.0)
+                leader = next(m for m in members if m.assignor.leadership.led_last)
+                advisor = leader.advisor
+                assert advisor is not None
+                down_from = advisor.requests
+                await eventually_async(
+                    lambda: advisor.requests >= down_from + TRIES_DOWN,
+                    OUTAGE_S,
+                    f"the leader keeps asking a sidecar that is down ({TRIES_DOWN} times)",
+                    0.5,
+                )
+                assert advisor.enforced == 0
+                assert advisor.warnings == 1
+                warnings = [
+                    r
+                    for r in caplog.records
+                    if r.levelno == logging.WARNING
+                    and "cannot read the rebalance advice" in r.getMessage()
+                ]
+                assert len(warnings) == 1, [r.getMessage() for r in warnings]
+                assert assignments(members) == start
     finally:
-        for m in members:
-            await m.stop()
         sidecar.stop()

@@ -9,21 +9,19 @@ offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from harness.broker import LocalKafka
 from harness.builders import create_topic, produce
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX, SKEW
+from tests.client.backlog import SKEW
 from tests.client.faulty_sidecar import FaultySidecar
 from tests.client.group_waits import settled
-from tests.client.members import make_members, started
+from tests.client.member import NO_COMMIT
+from tests.client.members import NewGroup, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
-
-TIMEOUT_S = 1.5
 
 
 @pytest.fixture
@@ -44,24 +42,19 @@ def recording(sidecar: SidecarProcess) -> Iterator[FaultySidecar]:
     ],
 )
 async def test_a_new_group_tells_the_sidecar_it_reads_from_earliest(
-    kinds: tuple[str, str],
-    kafka_broker: LocalKafka,
-    recording: FaultySidecar,
-    kafka_names: Callable[[str], str],
-    request: pytest.FixtureRequest,
+    kinds: tuple[str, str], recording: FaultySidecar, new_group: NewGroup
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    topics = [kafka_names("topic") for _ in range(2)]
+    topics = new_group.topics(2)
     for topic in topics:
-        await create_topic(kafka_broker.bootstrap, topic, len(SKEW))
-        await produce(kafka_broker.bootstrap, topic, SKEW)
-    members = make_members(kinds, request, group, topics, recording.url, TIMEOUT_S, commit=False)
+        await create_topic(new_group.bootstrap, topic, len(SKEW))
+        await produce(new_group.bootstrap, topic, SKEW)
+    members = new_group.members(kinds, new_group.membership(topics, recording.url), NO_COMMIT)
     async with started(members):
         await settled(members, {(t, p) for t in topics for p in range(len(SKEW))})
         notes = [m.note() for m in members]
         fallbacks = [m.fallbacks() for m in members]
     assert recording.bodies, "the leader never asked the sidecar"
-    assert {body["group_id"] for body in recording.bodies} == {group}
+    assert {body["group_id"] for body in recording.bodies} == {new_group.group}
     assert [body.get("reset_policy") for body in recording.bodies] == ["earliest"] * len(
         recording.bodies
     )

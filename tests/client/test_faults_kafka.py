@@ -10,17 +10,17 @@ owned exactly once, keeps consuming, and every record produced is consumed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from harness.broker import LocalKafka
 from harness.builders import produce
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX, produced_records, sidecar_sees, skewed_backlog
+from tests.client.backlog import produced_records, sidecar_sees, skewed_backlog
 from tests.client.faulty_sidecar import FAULTS, Fault, FaultySidecar
 from tests.client.group_waits import consumed_all, settled
-from tests.client.members import make_members
+from tests.client.member import COMMIT_EACH_BATCH
+from tests.client.members import NewGroup
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
@@ -69,17 +69,15 @@ def faulty(sidecar: SidecarProcess) -> Iterator[FaultySidecar]:
 async def test_a_fault_during_a_rebalance_falls_back_and_loses_nothing(
     kinds: tuple[str, str, str],
     fault: str,
-    kafka_broker: LocalKafka,
     sidecar: SidecarProcess,
     faulty: FaultySidecar,
-    kafka_names: Callable[[str], str],
-    request: pytest.FixtureRequest,
+    new_group: NewGroup,
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    topics = [kafka_names("topic") for _ in range(2)]
-    lags = await skewed_backlog(kafka_broker.bootstrap, group, topics, BACKLOG)
-    await sidecar_sees(sidecar, group, sum(lags.values()))
-    members = make_members(kinds, request, group, topics, faulty.url, TIMEOUT_S, commit=True)
+    topics = new_group.topics(2)
+    lags = await skewed_backlog(new_group.bootstrap, new_group.group, topics, BACKLOG)
+    await sidecar_sees(sidecar, new_group.group, sum(lags.values()))
+    joins = new_group.membership(topics, faulty.url, TIMEOUT_S)
+    members = new_group.members(kinds, joins, COMMIT_EACH_BATCH)
     reason = REASONS[fault]
     try:
         # One member at a time, so the first one leads the group from then on.
@@ -118,7 +116,7 @@ async def test_a_fault_during_a_rebalance_falls_back_and_loses_nothing(
 
         more = {p: n + MORE[p[1]] for p, n in lags.items()}
         for topic in topics:
-            await produce(kafka_broker.bootstrap, topic, MORE)
+            await produce(new_group.bootstrap, topic, MORE)
         await consumed_all(members, produced_records(more))
     finally:
         for m in members:

@@ -9,25 +9,23 @@ do not commit here, so the lag the sidecar sees stays the backlog.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor  # type: ignore[import-untyped]
 from aiokafka.coordinator.protocol import ConsumerProtocol  # type: ignore[import-untyped]
 
-from harness.broker import LocalKafka
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
+from tests.client.backlog import sidecar_sees, skewed_backlog
 from tests.client.cluster_stub import PartitionsByTopic
 from tests.client.group_waits import settled
-from tests.client.member import Partition
-from tests.client.members import make_members, started
+from tests.client.member import NO_COMMIT, Partition
+from tests.client.members import NewGroup, started
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
-TIMEOUT_S = 1.5
 MATCH_DEADLINE_S = 60.0
 
 
@@ -66,18 +64,14 @@ GROUPS = [
 
 @pytest.mark.parametrize("kinds", GROUPS)
 async def test_the_live_assignment_is_the_sidecars_answer_and_beats_range(
-    kinds: tuple[str, ...],
-    kafka_broker: LocalKafka,
-    sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
-    request: pytest.FixtureRequest,
+    kinds: tuple[str, ...], sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    topics = [kafka_names("topic") for _ in range(3)]
-    lags = await skewed_backlog(kafka_broker.bootstrap, group, topics)
+    group = new_group.group
+    topics = new_group.topics(3)
+    lags = await skewed_backlog(new_group.bootstrap, group, topics)
     await sidecar_sees(sidecar, group, sum(lags.values()))
 
-    members = make_members(kinds, request, group, topics, sidecar.url, TIMEOUT_S, commit=False)
+    members = new_group.members(kinds, new_group.membership(topics, sidecar.url), NO_COMMIT)
     async with started(members):
         held = await settled(members, set(lags))
         assert [m.note() for m in members] == [

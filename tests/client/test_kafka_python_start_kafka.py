@@ -31,7 +31,7 @@ from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.faulty_sidecar import FaultySidecar
 from tests.client.group_waits import settled
-from tests.client.member import Partition
+from tests.client.member import Membership, Partition
 from tests.client.members import started
 from tests.client.python_members import KafkaPythonMember
 
@@ -60,10 +60,8 @@ async def new_group(
     topic = kafka_names(f"topic-{start}")
     await create_topic(bootstrap, topic, PARTITIONS)
     name = f"{kafka_names('member')}-{start}"
-    members = [
-        KafkaPythonMember(f"{name}-{i}", bootstrap, group, [topic], url, 1.5)
-        for i in range(MEMBERS)
-    ]
+    joins = Membership(bootstrap, group, [topic], url)
+    members = [KafkaPythonMember(f"{name}-{i}", joins) for i in range(MEMBERS)]
     return topic, members
 
 

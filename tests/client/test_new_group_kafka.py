@@ -13,7 +13,7 @@ group's first rebalance on and spread it as ``balanced`` does on the same lags.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -26,8 +26,8 @@ from lagassign.core.model import Member, make_rebalance
 from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from tests.client.group_waits import settled
-from tests.client.member import Partition
-from tests.client.members import make_members, started
+from tests.client.member import NO_COMMIT, Partition
+from tests.client.members import NewGroup, started
 from tests.client.python_members import AiokafkaMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -101,22 +101,18 @@ GROUPS = [
 
 @pytest.mark.parametrize("kinds", GROUPS)
 async def test_a_new_group_on_a_backlog_is_balanced_by_lag_from_its_first_rebalance(
-    kinds: tuple[str, ...],
-    kafka_broker: LocalKafka,
-    cold_sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
-    request: pytest.FixtureRequest,
+    kinds: tuple[str, ...], cold_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
-    group = kafka_names("group")
-    topics = [kafka_names("topic") for _ in range(TOPICS)]
-    lags = await backlog_on(kafka_broker.bootstrap, topics)
+    topics = new_group.topics(TOPICS)
+    lags = await backlog_on(new_group.bootstrap, topics)
     # Nothing is committed: the group's lag stays the whole backlog throughout.
-    members = make_members(kinds, request, group, topics, cold_sidecar.url, TIMEOUT_S, commit=False)
+    joins = new_group.membership(topics, cold_sidecar.url, TIMEOUT_S)
+    members = new_group.members(kinds, joins, NO_COMMIT)
     async with started(members):
         held = await settled(members, set(lags))
         notes = [m.note() for m in members]
         # Read before any member leaves (a member leaving is one more rebalance).
-        answers = await answers_of(cold_sidecar, group, 1)
+        answers = await answers_of(cold_sidecar, new_group.group, 1)
     assert notes == [{"by": "sidecar", "strategy": "balanced", "reason": None}] * len(members)
 
     balanced = worst_by_core("balanced", len(members), lags)
@@ -133,34 +129,22 @@ async def test_a_new_group_on_a_backlog_is_balanced_by_lag_from_its_first_rebala
 
 
 async def test_a_topic_a_running_group_starts_to_read_is_balanced_by_its_backlog(
-    kafka_broker: LocalKafka,
-    cold_sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
+    cold_sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
     """Two members read one topic, committed at its end (no lag); then both subscribe to a
     second topic with a backlog on its first two partitions and no commit: the next answer
     sees that backlog (range would give both hot partitions to one member)."""
-    group = kafka_names("group")
-    old, new = kafka_names("old"), kafka_names("new")
-    old_lags = await backlog_on(kafka_broker.bootstrap, [old])
-    await commit(kafka_broker.bootstrap, group, dict(old_lags))
-    members = [
-        AiokafkaMember(
-            f"member-{i}",
-            kafka_broker.bootstrap,
-            group,
-            [old],
-            cold_sidecar.url,
-            TIMEOUT_S,
-            commit=False,
-        )
-        for i in range(2)
-    ]
+    group = new_group.group
+    old, new = new_group.names("old"), new_group.names("new")
+    old_lags = await backlog_on(new_group.bootstrap, [old])
+    await commit(new_group.bootstrap, group, dict(old_lags))
+    joins = new_group.membership([old], cold_sidecar.url, TIMEOUT_S)
+    members = [AiokafkaMember(f"member-{i}", joins, NO_COMMIT) for i in range(2)]
     async with started(members):
         await settled(members, set(old_lags))
         before = len(await answers_of(cold_sidecar, group, 1))
 
-        new_lags = await backlog_on(kafka_broker.bootstrap, [new], (3_000, 3_000, 500, 500))
+        new_lags = await backlog_on(new_group.bootstrap, [new], (3_000, 3_000, 500, 500))
         for member in members:
             member.consumer.subscribe([old, new], listener=member._owned)
         held = await settled(members, set(old_lags) | set(new_lags))

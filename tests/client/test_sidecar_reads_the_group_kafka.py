@@ -34,13 +34,13 @@ from lagassign.core.stats import assignment_stats
 from lagassign.core.strategies import run_strategy
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.group_waits import settled
-from tests.client.java_member import JavaMember
 from tests.client.member import Member as ShimMember
+from tests.client.member import Membership
+from tests.client.members import NewGroup
 from tests.client.python_members import AiokafkaMember
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
-TIMEOUT_S = 1.5
 SEEN_S = 60.0
 
 
@@ -80,20 +80,14 @@ def cold_sidecar(bootstrap: str, group: str, log: Path) -> SidecarProcess:
 
 
 async def test_a_cold_sidecar_reads_the_fallback_and_the_subscriptions_from_the_group(
-    kafka_broker: LocalKafka,
-    kafka_names: Callable[[str], str],
-    java_classpath: str,
-    tmp_path: Path,
+    new_group: NewGroup, tmp_path: Path
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    both, one = kafka_names("topic"), kafka_names("topic")
-    await backlog(kafka_broker.bootstrap, group, [both, one])
+    group = new_group.group
+    both, one = new_group.topics(2)
+    await backlog(new_group.bootstrap, group, [both, one])
     nowhere = f"http://127.0.0.1:{free_port()}"  # nothing listens: every rebalance falls back
-    java = JavaMember(
-        "java-0", kafka_broker.bootstrap, group, [both, one], nowhere, TIMEOUT_S,
-        java_classpath, tmp_path,
-    )  # fmt: skip
-    python = AiokafkaMember("aiokafka-1", kafka_broker.bootstrap, group, [one], nowhere, TIMEOUT_S)
+    java = new_group.java("java-0", new_group.membership([both, one], nowhere))
+    python = AiokafkaMember("aiokafka-1", new_group.membership([one], nowhere))
     members: list[ShimMember] = [java, python]
     sidecars: list[SidecarProcess] = []
     try:
@@ -106,7 +100,7 @@ async def test_a_cold_sidecar_reads_the_fallback_and_the_subscriptions_from_the_
         reason = notes[0]["reason"] if notes[0] else None
         # The group is settled on the fallback; only now does a sidecar start.
         for start in range(2):  # cold, then restarted
-            sidecar = cold_sidecar(kafka_broker.bootstrap, group, tmp_path / f"sidecar-{start}.log")
+            sidecar = cold_sidecar(new_group.bootstrap, group, tmp_path / f"sidecar-{start}.log")
             sidecars.append(sidecar)
 
             async def described(sidecar: SidecarProcess = sidecar) -> dict[str, Any] | None:
@@ -162,17 +156,15 @@ def check_what_if(report: dict[str, Any], topics_of: dict[str, tuple[str, ...]])
 
 
 async def test_a_static_member_restarted_under_a_new_member_id_still_matches(
-    kafka_broker: LocalKafka, kafka_names: Callable[[str], str], sidecar: SidecarProcess
+    sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    await backlog(kafka_broker.bootstrap, group, [topic])
+    group = new_group.group
+    topic = new_group.names("topic")
+    await backlog(new_group.bootstrap, group, [topic])
+    joins = new_group.membership([topic], sidecar.url)
 
     def static(i: int) -> AiokafkaMember:
-        return AiokafkaMember(
-            f"static-{i}", kafka_broker.bootstrap, group, [topic], sidecar.url, TIMEOUT_S,
-            group_instance_id=f"web-{i}",
-        )  # fmt: skip
+        return AiokafkaMember(f"static-{i}", joins, group_instance_id=f"web-{i}")
 
     members = [static(0), static(1)]
     expected = {(topic, p) for p in range(len(SKEW))}
@@ -232,11 +224,10 @@ async def test_a_shim_naming_another_group_is_refused_once_its_members_are_known
     await backlog(kafka_broker.bootstrap, group, [topic])
     refused_before = metric(sidecar, "lagassign_assign_failures_total", reason="wrong_group") or 0.0
 
+    joins = Membership(kafka_broker.bootstrap, group, [topic], sidecar.url)
+
     def mistaken(i: int) -> AiokafkaMember:
-        return AiokafkaMember(
-            f"typo-{i}", kafka_broker.bootstrap, group, [topic], sidecar.url, TIMEOUT_S,
-            shim_group=typo,
-        )  # fmt: skip
+        return AiokafkaMember(f"typo-{i}", joins, shim_group=typo)
 
     first = mistaken(0)
     members = [first]

@@ -12,18 +12,14 @@ Micrometer registry counts its decision.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
-from harness.broker import LocalKafka
 from harness.builders import create_topic, produce
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
-from tests.client.backlog import GROUP_PREFIX
 from tests.client.group_waits import consumed_all, settled
-from tests.client.java_member import JavaMember
+from tests.client.members import NewGroup
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.anyio]
 
@@ -32,30 +28,16 @@ PER_PARTITION = [40, 30, 20, 10]
 
 
 async def test_the_spring_kafka_recipe_is_assigned_by_the_sidecar(
-    kafka_broker: LocalKafka,
-    sidecar: SidecarProcess,
-    kafka_names: Callable[[str], str],
-    java_classpath: str,
-    tmp_path: Path,
+    sidecar: SidecarProcess, new_group: NewGroup
 ) -> None:
-    group = GROUP_PREFIX + kafka_names("group")
-    topic = kafka_names("topic")
-    await create_topic(kafka_broker.bootstrap, topic, PARTITIONS)
-    await produce(kafka_broker.bootstrap, topic, PER_PARTITION)
+    group = new_group.group
+    topic = new_group.names("topic")
+    await create_topic(new_group.bootstrap, topic, PARTITIONS)
+    await produce(new_group.bootstrap, topic, PER_PARTITION)
     produced = {(topic, p, o) for p, n in enumerate(PER_PARTITION) for o in range(n)}
+    joins = new_group.membership([topic], sidecar.url)
     members = [
-        JavaMember(
-            f"{kafka_names('member')}-{i}",
-            kafka_broker.bootstrap,
-            group,
-            [topic],
-            sidecar.url,
-            1.5,
-            java_classpath,
-            tmp_path,
-            spring=True,
-        )
-        for i in range(2)
+        new_group.java(f"{new_group.names('member')}-{i}", joins, spring=True) for i in range(2)
     ]
     try:
         for m in members:

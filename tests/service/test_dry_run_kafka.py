@@ -24,6 +24,7 @@ from harness.poll import eventually_async
 from harness.sidecar import start_sidecar
 from tests.client.backlog import GROUP_PREFIX, SKEW
 from tests.client.group_waits import settled
+from tests.client.member import Membership
 from tests.client.python_members import AiokafkaMember
 from tests.client.test_sidecar_reads_the_group_kafka import backlog, metric
 
@@ -81,7 +82,9 @@ async def test_a_dry_run_leaves_the_last_answer_and_the_live_match_alone(
         tmp_path / "sidecar.log",
     )
     members = [
-        AiokafkaMember(f"m-{i}", kafka_broker.bootstrap, group, [topic], sidecar.url, TIMEOUT_S)
+        AiokafkaMember(
+            f"m-{i}", Membership(kafka_broker.bootstrap, group, [topic], sidecar.url, TIMEOUT_S)
+        )
         for i in range(2)
     ]
     try:

@@ -19,7 +19,7 @@ from harness.sidecar import SidecarProcess
 from tests.client.backlog import GROUP_PREFIX, sidecar_sees, skewed_backlog
 from tests.client.group_waits import settled
 from tests.client.java_member import JavaMember
-from tests.client.member import Member, Partition
+from tests.client.member import NO_COMMIT, Member, Membership, Partition
 from tests.client.members import started
 from tests.client.python_members import AiokafkaMember
 
@@ -37,15 +37,9 @@ class SkewedGroup:
     url: str
 
     @property
-    def settings(self) -> dict[str, Any]:
-        """What every member of it is made with."""
-        return {
-            "bootstrap": self.bootstrap,
-            "group": self.group,
-            "topics": self.topics,
-            "url": self.url,
-            "timeout_s": TIMEOUT_S,
-        }
+    def membership(self) -> Membership:
+        """What every member of it joins."""
+        return Membership(self.bootstrap, self.group, self.topics, self.url, TIMEOUT_S)
 
 
 @dataclass
@@ -95,16 +89,16 @@ class MixedGroups:
         """A Java member (on the ``java_classpath`` fixture's classpath) that never commits."""
         return JavaMember(
             name,
-            classpath=self.request.getfixturevalue("java_classpath"),
-            log_dir=self.log_dir,
-            commit=False,
+            group.membership,
+            self.request.getfixturevalue("java_classpath"),
+            self.log_dir,
+            NO_COMMIT,
             cooperative=cooperative,
-            **group.settings,
         )
 
     def aiokafka(self, name: str, group: SkewedGroup) -> AiokafkaMember:
         """An aiokafka member that never commits."""
-        return AiokafkaMember(name, commit=False, **group.settings)
+        return AiokafkaMember(name, group.membership, NO_COMMIT)
 
     def members(
         self, kinds: Sequence[str], group: SkewedGroup, cooperative: bool = False
