@@ -118,7 +118,8 @@ def test_readers_of_the_same_topic_at_once_share_one_read(
             await produce(kafka_broker.bootstrap, name, [3, 4])
         view = LagView(kafka_broker.bootstrap, request_timeout_s=10, interval_s=60)
         clients = view.clients
-        try:
+
+        async def reads() -> None:  # on the view's loop, where its clients live
             opened = await clients.ensure()
             one = frozenset({topic})
             both = frozenset({topic, other})
@@ -139,6 +140,9 @@ def test_readers_of_the_same_topic_at_once_share_one_read(
             stable = await clients.read_offsets(opened, one, one, 60.0)
             assert stable[topic] is not fresh[topic]
             assert [o.last_stable for o in stable[topic].partitions.values()] == [3, 4]
+
+        try:
+            await view.own_loop.run(reads())
         finally:
             await view.stop()
 

@@ -37,6 +37,7 @@ def test_the_callers_loop_answers_while_a_refresh_holds_the_views_thread() -> No
     view = LagView(NOWHERE, listeners=[holding], request_timeout_s=0.5, own_loop=own_loop)
     asyncio.run(refresh_while_called(view, holding))
     assert holding.threads == ["view-loop", "view-loop"]
+    assert own_loop.loop is not None
     assert own_loop.loop.is_closed()
     # What the caller asked while the refresh ran reached the view, on the view's loop.
     assert "orders" in view.store.tracking.select([])

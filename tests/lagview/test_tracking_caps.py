@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from lagassign.lagview.errors import InvalidLagViewSettings
@@ -59,7 +61,16 @@ def test_nonsense_caps_are_refused() -> None:
 
 def test_the_lag_view_counts_evictions_and_forgets_the_evicted_groups_snapshots() -> None:
     view = LagView("127.0.0.1:9", max_on_demand_groups=2)  # never started: no Kafka needed
-    for group in ("a", "b", "c", "d"):
-        view.track(group)
+
+    async def track_all() -> None:
+        try:
+            for group in ("a", "b", "c", "d"):
+                view.track(group)
+            # Tracking is handed to the view's loop, in order: done once this has run there.
+            await view.own_loop.run(asyncio.sleep(0))
+        finally:
+            await view.stop()
+
+    asyncio.run(track_all())
     assert view.tracked_groups_evicted_total == 2
     assert view.store.tracking.select([]) == ["c", "d"]

@@ -2,7 +2,7 @@
 
 :func:`build_sidecar` runs in the app's lifespan (:mod:`lagassign.http.app`).
 It makes the metrics, the lag view (the real one over the configured cluster,
-run with its Kafka clients and refresh listeners on an event loop of its own in a
+which runs its Kafka clients and refresh listeners on an event loop of its own in a
 thread of its own, :mod:`lagassign.lagview.own_loop`; the one a test passes in;
 or none), its refresh listeners (the metrics, the
 history recorder when ``LAGASSIGN_HISTORY_DIR`` is set, and the live rate
@@ -30,7 +30,6 @@ from lagassign.history.recorder import HistoryRecorder
 from lagassign.http.heavy import HeavyWork
 from lagassign.lagview.listeners import RefreshListener
 from lagassign.lagview.outage_log import OutageLog
-from lagassign.lagview.own_loop import KafkaLoop
 from lagassign.lagview.reader import LagReader
 from lagassign.lagview.refresh import RefreshLoop
 from lagassign.lagview.rules import Isolation
@@ -203,7 +202,6 @@ def kafka_lag_view(settings: Settings, *, listeners: list[RefreshListener]) -> L
         track_consumer_groups=settings.track_consumer_groups,
         max_on_demand_groups=settings.max_tracked_groups,
         on_demand_idle_s=settings.tracked_group_idle_s,
-        own_loop=KafkaLoop(),
     )
 
 

@@ -4,10 +4,9 @@ A refresh of a large cluster is mostly CPU work in this process (decoding
 ``ListOffsets``, ``ConsumerGroupDescribe`` and ``OffsetFetch`` answers, putting
 the snapshots together, recording the rate window): hundreds of milliseconds
 per refresh at 10,000 partitions. On the HTTP event loop that work would hold
-every call meanwhile, the broker plugin's too (it has 50 ms by default). So the
-composition root (:mod:`lagassign.http.sidecar`) gives the lag view
-(:class:`~lagassign.lagview.view.LagView`) a :class:`KafkaLoop`: the refreshes,
-the Kafka clients and the refresh listeners run there, and
+every call meanwhile, the broker plugin's too (it has 50 ms by default). So the lag view
+(:class:`~lagassign.lagview.view.LagView`) always has a :class:`KafkaLoop` of its
+own: the refreshes, the Kafka clients and the refresh listeners run there, and
 
 - what reads the lag view's state (a snapshot, the member index, the health) reads
   it directly, without a lock: the store and the index publish values that are
@@ -39,16 +38,21 @@ STOP_S = 5.0
 
 
 class KafkaLoop:
-    """An event loop running in a daemon thread of its own, and the way to hand it work."""
+    """An event loop running in a daemon thread of its own, and the way to hand it work.
+
+    The loop and its thread are made by the first work handed over: a loop never used
+    (a lag view built and never started) leaves no thread and nothing to close.
+    """
 
     def __init__(self, name: str = "lagassign-kafka") -> None:
-        self.loop = asyncio.new_event_loop()
-        # Started by the first work handed over: a loop never used leaves no thread.
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.name = name
+        #: The loop, once work was handed over (``None`` before).
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._start = threading.Lock()
 
-    def _run(self) -> None:
-        loop = self.loop
+    @staticmethod
+    def _run(loop: asyncio.AbstractEventLoop) -> None:
         asyncio.set_event_loop(loop)
         try:
             loop.run_forever()
@@ -65,7 +69,7 @@ class KafkaLoop:
 
     def on_it(self) -> bool:
         """True when called from the loop's own thread."""
-        return threading.current_thread() is self._thread
+        return self._thread is not None and threading.current_thread() is self._thread
 
     async def run(self, work: Coroutine[Any, Any, T]) -> T:
         """``work``'s result, run on this loop (awaited directly when already on it).
@@ -74,30 +78,34 @@ class KafkaLoop:
         """
         if self.on_it():
             return await work
-        self._started()
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+        loop = self._started()
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
 
     def call(self, function: Callable[..., object], *args: object) -> None:
         """Call ``function(*args)`` on this loop, soon (in order with the work handed to it)."""
         if self.on_it():
             function(*args)
         else:
-            self._started()
-            self.loop.call_soon_threadsafe(function, *args)
+            self._started().call_soon_threadsafe(function, *args)
 
-    def _started(self) -> None:
+    def _started(self) -> asyncio.AbstractEventLoop:
         with self._start:
-            if self._thread.ident is None:
+            if self.loop is None:
+                self.loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=self._run, args=(self.loop,), name=self.name, daemon=True
+                )
                 self._thread.start()
+            return self.loop
 
     async def close(self, timeout_s: float = STOP_S) -> None:
         """Stop the loop and wait, at most ``timeout_s``, for its thread to end."""
         with self._start:
-            if self._thread.ident is None:
-                self.loop.close()
-                return
-        if not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        await asyncio.to_thread(self._thread.join, timeout_s)
-        if self._thread.is_alive():
+            loop, thread = self.loop, self._thread
+        if loop is None or thread is None:
+            return
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+        await asyncio.to_thread(thread.join, timeout_s)
+        if thread.is_alive():
             log.warning("the lag view's thread did not end within %.1f s", timeout_s)

@@ -4,9 +4,9 @@
 :class:`~lagassign.lagview.store.SnapshotStore` and the
 :class:`~lagassign.lagview.kafka.clients.KafkaClients` it builds from plain values; it
 answers reads from the store, so it is the
-:class:`~lagassign.lagview.reader.LagReader` the HTTP service reads. Given its own
-loop (:mod:`lagassign.lagview.own_loop`), it refreshes there and hands there what
-asks Kafka.
+:class:`~lagassign.lagview.reader.LagReader` the HTTP service reads. It always runs on
+an event loop of its own, in a thread of its own (:mod:`lagassign.lagview.own_loop`):
+it refreshes there and hands there what asks Kafka, whatever loop calls it.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ class LagView(RefreshLoop):
     - ``max_on_demand_groups``/``on_demand_idle_s``: groups tracked through
       :meth:`track` are capped (least recently used dropped first) and expire
       when unused this long;
-    - ``own_loop``: run the refreshes, the Kafka clients and the listeners on this
-      :class:`~lagassign.lagview.own_loop.KafkaLoop` (an event loop in a thread of
-      its own); without it, everything runs on the caller's loop.
+    - ``own_loop``: the :class:`~lagassign.lagview.own_loop.KafkaLoop` (an event loop
+      in a thread of its own) the refreshes, the Kafka clients and the listeners run
+      on; a new one by default.
     """
 
     def __init__(
@@ -105,11 +105,11 @@ class LagView(RefreshLoop):
             track_consumer_groups=track_consumer_groups,
         )
         self.request_timeout_s = request_timeout_s
-        self.own_loop = own_loop
+        self.own_loop = KafkaLoop() if own_loop is None else own_loop
 
     async def _on_own_loop(self, work: Coroutine[Any, Any, T]) -> T:
-        """``work`` run on the view's own loop, if it has one."""
-        return await (work if self.own_loop is None else self.own_loop.run(work))
+        """``work`` run on the view's own loop."""
+        return await self.own_loop.run(work)
 
     # --- handed to the own loop: what asks Kafka or changes what is tracked -------------
 
@@ -119,9 +119,6 @@ class LagView(RefreshLoop):
     async def stop(self) -> None:
         """Stop the refreshes, the clients and the listeners (on the own loop: within
         :data:`~lagassign.lagview.own_loop.STOP_S`), then the own loop's thread."""
-        if self.own_loop is None:
-            await super().stop()
-            return
         try:
             async with asyncio.timeout(STOP_S):
                 await self.own_loop.run(super().stop())
@@ -151,10 +148,7 @@ class LagView(RefreshLoop):
 
     def track(self, group_id: str, topics: Collection[str] = ()) -> None:
         """Track ``group_id`` from the next refresh on, with the ``topics`` its rebalance named."""
-        if self.own_loop is None:
-            self.store.track(group_id, topics)
-        else:
-            self.own_loop.call(self.store.track, group_id, tuple(topics))
+        self.own_loop.call(self.store.track, group_id, tuple(topics))
 
     @property
     def tracked_groups_evicted_total(self) -> int:
