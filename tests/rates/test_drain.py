@@ -25,7 +25,7 @@ from lagassign.rates.drain import (
     measured_capacity,
 )
 from lagassign.rates.drain_lags import live_of, with_drain
-from lagassign.rates.window import RateWindow
+from lagassign.rates.window import MOVES_PER_SPAN, RateWindow
 
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 
@@ -129,6 +129,11 @@ def test_capacity_is_the_median_of_members_reading_with_backlog() -> None:
     rates = {("t", 0): 300.0, ("t", 1): 180.0, ("t", 2): 500.0, ("t", 3): 520.0, ("t", 4): 5.0}
     assert measured_capacity(live, lags, rates) == 500.0
     assert measured_capacity({"d": {"t": [4]}}, lags, rates) is None
+    # a partition without lag adds its rate, or nothing when it has none (it stood still)
+    assert measured_capacity({"f": {"t": [2, 4]}}, lags, rates) == 505.0
+    assert measured_capacity({"f": {"t": [2, 6]}}, lags | {("t", 6): 0}, rates) == 500.0
+    # one of its partitions with backlog not seen reading: the sum would be too small
+    assert measured_capacity({"g": {"t": [2, 5]}}, lags, rates) is None
 
 
 # --- the recent rate ------------------------------------------------------------------------
@@ -156,36 +161,127 @@ def fed_window(points: list[tuple[float, int, int]], recent_s: float) -> RateWin
     return window
 
 
-def test_recent_rates_reach_back_to_the_last_point_a_span_older() -> None:
-    # points at 0, 30 and 40 s with log ends 0, 300 and 500, the group reading 200 of them
+def test_recent_produce_reaches_back_to_the_last_point_a_span_older() -> None:
+    # points at 0, 30 and 40 s with log ends 0, 300 and 500
     points = [(0.0, 0, 0), (30.0, 300, 100), (40.0, 500, 200)]
     wide = fed_window(points, recent_s=20).partition_window("g", "t", 0)
     assert wide is not None
-    # from 0 s (the last point 20 s or more before 40 s): 500 / 40 s, 200 / 40 s
+    # from 0 s (the last point 20 s or more before 40 s): 500 / 40 s
     assert wide.recent_produce == pytest.approx(12.5)
-    assert wide.recent_consume == pytest.approx(5.0)
     narrow = fed_window(points, recent_s=5).partition_window("g", "t", 0)
     assert narrow is not None
-    # from 30 s: 200 / 10 s, 100 / 10 s
+    # from 30 s: 200 / 10 s
     assert narrow.recent_produce == pytest.approx(20.0)
-    assert narrow.recent_consume == pytest.approx(10.0)
     single = fed_window(points[:1], recent_s=5).partition_window("g", "t", 0)
     assert single is not None
     assert single.recent_produce is None
 
 
-def test_recent_rates_never_reach_across_a_reset_or_a_gap() -> None:
+def test_recent_produce_never_reaches_across_a_reset_or_a_gap() -> None:
     # the topic was recreated at 20 s (log end back to 0): only what came since counts
     reset = fed_window([(0.0, 900, 900), (10.0, 1000, 1000), (20.0, 0, 0), (30.0, 100, 50)], 60)
     window = reset.partition_window("g", "t", 0)
     assert window is not None
     assert window.recent_produce == pytest.approx(10.0)
-    assert window.recent_consume == pytest.approx(5.0)
     # a 100 s gap (the sidecar was away): the rate starts after it
     gap = fed_window([(0.0, 0, 0), (100.0, 5000, 0), (110.0, 5100, 0)], 300)
     window = gap.partition_window("g", "t", 0)
     assert window is not None
     assert window.recent_produce == pytest.approx(10.0)
+
+
+# --- the reading rate (member capacity) -----------------------------------------------------
+
+BACKLOG_END = 100_000
+
+
+def reading_rates(
+    committed: Mapping[float, int | None], recent_s: float = 30
+) -> list[float | None]:
+    """The reading rate after each point: refreshes at the given seconds, the log end
+    far ahead (a backlog), the committed offset as given (``None``: the group has none)."""
+    window = RateWindow(refresh_interval_s=1, recent_s=recent_s)
+    out = []
+    for at_s, offset in committed.items():
+        row = PartitionLag("t", 0, offset, BACKLOG_END, 0, None, None, None, None)
+        shot = dataclasses.replace(
+            rows_at(BACKLOG_END, 0), as_of=T0 + timedelta(seconds=at_s), partitions=(row,)
+        )
+        window.record(shot)
+        partition = window.partition_window("g", "t", 0)
+        assert partition is not None
+        out.append(partition.reading_rate)
+    return out
+
+
+def test_cold_start_shows_the_true_rate_from_the_second_moving_refresh() -> None:
+    # Still at offset 0 for 20 s (refreshes every second), then reading 500 records/s
+    # from 20.5 s, committing every batch: offsets 250 at 21 s, 750 at 22 s, ...
+    committed = {float(t): 0 for t in range(21)}
+    committed |= {float(t): 250 + 500 * (t - 21) for t in range(21, 26)}
+    rates = reading_rates(committed)
+    assert rates[:22] == [None] * 22  # still, then one move: nothing shown yet
+    assert rates[22:] == [pytest.approx(500.0)] * 4
+    # the consume rate over the recent 30 s would say 2,250 / 25 s = 90 records/s
+
+
+def test_commits_rarer_than_refreshes_never_run_ahead() -> None:
+    # Still until 10 s, then reading 100 records/s, committing every 5 s (500 at 15 s,
+    # 1,000 at 20 s, 1,500 at 25 s), refreshed every second. Starting from the still
+    # point before the first move would credit 500 records to 1 s at 15 s (5x).
+    committed = {float(t): 100 * (t - t % 5 - 10) if t >= 15 else 0 for t in range(31)}
+    rates = reading_rates(committed)
+    assert rates[:16] == [None] * 16
+    assert rates[16:20] == [0.0] * 4  # between its first two commits: short, not ahead
+    assert rates[20] == pytest.approx(100.0)
+    assert rates[25] == pytest.approx(100.0)
+    assert rates[30] == pytest.approx(100.0)
+    assert max(r for r in rates if r is not None) == pytest.approx(100.0)
+
+
+def test_a_group_that_stopped_reading_loses_its_figure_within_the_span() -> None:
+    # 500 records/s committed every second until 10 s, then standing still with lag
+    committed = {float(t): 500 * min(t, 10) for t in range(61)}
+    rates = reading_rates(committed, recent_s=30)
+    assert rates[10] == pytest.approx(500.0)
+    # at 25 s: from the oldest move in the span (1 s): 4,500 over 24 s, falling
+    assert rates[25] == pytest.approx(4500 / 24)
+    assert rates[41:] == [None] * 20  # no move left in the newest 30 s
+
+
+def test_no_figure_without_a_move_and_none_across_a_reset_gap_or_unknown_offset() -> None:
+    assert reading_rates({float(t): 700 for t in range(40)}) == [None] * 40  # never moved
+    # no commit at first; the first commit (at 3 s) is where reading is measured from
+    assert reading_rates({0.0: None, 1.0: None, 3.0: 100, 4.0: 600}) == [
+        None,
+        None,
+        None,
+        pytest.approx(500.0),
+    ]
+    # an offset reset at 3 s: the moves before it no longer count
+    assert reading_rates({0.0: 0, 1.0: 900, 2.0: 1800, 3.0: 10, 4.0: 110})[3:] == [
+        None,
+        pytest.approx(100.0),
+    ]
+    # a 100 s gap (the sidecar was away): measured again from the first move after it
+    assert reading_rates({0.0: 0, 1.0: 500, 101.0: 9000, 102.0: 9500, 103.0: 10000})[2:] == [
+        None,
+        None,
+        pytest.approx(500.0),
+    ]
+
+
+def test_the_moves_kept_stay_few_whatever_the_refresh_interval() -> None:
+    # 10 refreshes a second for 60 s, reading 200 records/s
+    committed = {t / 10: 20 * t for t in range(600)}
+    window = RateWindow(refresh_interval_s=0.1, recent_s=30)
+    for at_s, offset in committed.items():
+        shot = dataclasses.replace(rows_at(BACKLOG_END, offset), as_of=T0 + timedelta(seconds=at_s))
+        window.record(shot)
+    partition = window.partition_window("g", "t", 0)
+    assert partition is not None
+    assert len(partition.moves) <= MOVES_PER_SPAN + 2
+    assert partition.reading_rate == pytest.approx(200.0)
 
 
 # --- from the rate window, as /assign applies it --------------------------------------------
@@ -244,6 +340,25 @@ def test_with_drain_measures_rates_and_capacity_from_the_window() -> None:
     assert over.horizon is not None
     assert over.horizon.overrun
     assert over.horizon.seconds == CEILING_S
+
+
+def test_with_drain_measures_a_group_that_just_started_reading_at_its_rate() -> None:
+    # Every partition holds 10,000 records; the group stands still for 20 s, then each
+    # member reads 500 records/s (m0 off partition 0, m1 250/s off each of 2 and 3).
+    window = RateWindow(refresh_interval_s=1)
+    capacities = []
+    for i in range(26):
+        reading = max(0, i - 20)
+        shot = snapshot(i, [10_000] * 4, [500 * reading, 0, 250 * reading, 250 * reading])
+        asyncio.run(window.refreshed(Refresh(0.0, True, [shot])))
+        lag = LagSource("kafka", lags={"t": [p.lag or 0 for p in shot.partitions]})
+        drained = with_drain(lag, "g", window, live_of(shot), members=2)
+        assert drained.horizon is not None
+        capacities.append(drained.horizon.capacity)
+    # unknown while still and at the first moving refresh, then the members' own rate
+    # (the consume rate over the newest 30 s would say 500 x 5 / 25 = 100 at 25 s)
+    assert capacities[:22] == [None] * 22
+    assert capacities[22:] == [pytest.approx(500.0)] * 4
 
 
 def test_with_drain_leaves_other_sources_alone() -> None:

@@ -23,10 +23,13 @@ Bounds on ``T``:
   by the rates, which is what keeps the members' lag from growing unevenly.
 
 Capacity ``c``: an operator's ``LAGASSIGN_MEMBER_CAPACITY`` when set; otherwise
-measured. A member that holds backlog reads flat out, so the recent consume rate
-of its partitions, summed, is what it can read; the group's capacity is the
-median of those members' figures (members are taken as alike: the answer knows
-no per-member speed). Before any member has been seen reading with a backlog
+measured. A member that holds backlog reads flat out, so the reading rate of its
+partitions (their consume rate since their committed offsets started moving in
+the newest 30 s, :mod:`lagassign.rates.window`), summed, is what it can read; the
+group's capacity is the median of those members' figures (members are taken as
+alike: the answer knows no per-member speed). A group that has just started
+reading a backlog after standing still is measured from when it started, not
+taken for a slow one. Before any member has been seen reading with a backlog
 (a group's first rebalance) the horizon is ``default_horizon_s`` (60 s), and the
 answer says so (``capacity`` null).
 
@@ -82,22 +85,23 @@ def catch_up_horizon(
 def measured_capacity(
     live: Live,
     lag_of: Mapping[tuple[str, int], int | None],
-    consume_rate_of: Mapping[tuple[str, int], float | None],
+    reading_rate_of: Mapping[tuple[str, int], float | None],
 ) -> float | None:
-    """The median over members holding backlog of their partitions' summed consume rates.
+    """The median over members reading a backlog of their partitions' summed reading rates.
 
-    A member counts only when every partition it holds has a known consume rate
-    and at least one has lag (it had something to read, so it read flat out).
+    A member counts only when at least one partition it holds has lag (it had
+    something to read, so it read flat out) and every such partition has a
+    reading rate (it was seen reading all of them: a partition with lag whose
+    offset stood still, or that started moving only at the newest refresh, would
+    make the sum too small). A partition without lag adds its rate when it has one.
     """
     figures = []
     for topics in live.values():
         held = [(t, p) for t, ps in topics.items() for p in ps]
-        if not held or not any((lag_of.get(tp) or 0) > 0 for tp in held):
+        backlog = [tp for tp in held if (lag_of.get(tp) or 0) > 0]
+        if not backlog or any(reading_rate_of.get(tp) is None for tp in backlog):
             continue
-        rates = [consume_rate_of.get(tp) for tp in held]
-        if any(r is None for r in rates):
-            continue
-        total = sum(r for r in rates if r is not None)
+        total = total_rate(reading_rate_of.get(tp) for tp in held)
         if total > 0:
             figures.append(total)
     return median(figures) if figures else None

@@ -44,13 +44,13 @@ def with_drain(
     """``lag`` (source ``kafka``) as drain weights for a group of ``members`` members.
 
     ``live`` is the group's live assignment as the lag view last saw it (the
-    members reading now, whose consume rates measure capacity: :func:`live_of`).
+    members reading now, whose reading rates measure capacity: :func:`live_of`).
     """
     if lag.source != "kafka":
         return lag
     windows = rates.group_windows(group_id)
     produce: dict[tuple[str, int], float | None] = {}
-    consume: dict[tuple[str, int], float | None] = {}
+    reading: dict[tuple[str, int], float | None] = {}
     lag_of: dict[tuple[str, int], int | None] = {}
     for topic, row in lag.lags.items():
         for partition, backlog in enumerate(row):
@@ -62,11 +62,11 @@ def with_drain(
         for topic, partitions in topics.items():
             for partition in partitions:
                 window = windows.get((topic, partition))
-                consume[(topic, partition)] = window.recent_consume if window else None
+                reading[(topic, partition)] = window.reading_rate if window else None
     capacity = capacity_setting
     source = "setting"
     if capacity is None:
-        capacity, source = measured_capacity(live, lag_of, consume), "measured"
+        capacity, source = measured_capacity(live, lag_of, reading), "measured"
     total_lag = sum(sum(row) for row in lag.lags.values())
     horizon = catch_up_horizon(
         total_lag, total_rate(produce.values()), members, capacity, capacity_source=source

@@ -21,6 +21,22 @@ The rates are kept as running sums (counted growth and counted milliseconds),
 updated as points come and go, so reading them is O(1); the time lag is a
 binary search. A group that has not been read for a whole window is
 forgotten, and so is a partition its group no longer lists.
+
+The reading rate (``reading_rate``, the drain model's member capacity) is the
+consume rate since the committed offset started moving, within the newest
+``recent_s``: from the oldest point in that span that a commit moved the
+committed offset to (:meth:`PartitionWindow._moved`), to the newest point. A group
+that stood still and has just started reading shows its rate from its second
+moving refresh on, not averaged with the time it stood still. Starting at a
+point a commit reached, never at a still one before it, means a consumer that
+commits less often than the refresh interval is not credited with a whole
+commit interval's records over one refresh: between its commits the figure
+falls short (0 until its second commit), it never runs ahead by more than the
+time from a commit to the refresh that saw it. A partition whose committed
+offset has not moved in the span (it never read, or stopped reading) has no
+figure. These points, one per refresh a commit moved the offset at, are kept
+apart from the window's points (whose merging would lose where the movement
+started), at most ``MOVES_PER_SPAN`` + 2 of them.
 """
 
 from __future__ import annotations
@@ -29,6 +45,7 @@ import logging
 import threading
 from array import array
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -46,6 +63,8 @@ DEFAULT_MAX_POINTS = 64
 DEFAULT_RECENT_S = 30.0
 #: The longest step that counts is at least this long (the pipeline's default).
 MIN_MAX_GAP_S = 60.0
+#: The moves a reading rate may start from are kept at least ``recent_s`` / this apart.
+MOVES_PER_SPAN = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +84,14 @@ class PartitionWindow:
 
     __slots__ = (
         "committed",
-        "committed_bad",
         "committed_grown",
         "committed_ms",
         "end_bad",
         "end_grown",
         "end_ms",
         "ends",
-        "recent_consume",
+        "moves",
+        "reading_rate",
         "recent_produce",
         "start",
         "times",
@@ -88,13 +107,15 @@ class PartitionWindow:
         self.end_ms = 0
         self.committed_grown = 0
         self.committed_ms = 0
-        #: The newest point whose step did not count (a gap, a reset), -1 if none: the
-        #: recent rates start after it.
+        #: The newest point whose log-end step did not count (a gap, a reset), -1 if
+        #: none: the recent produce rate starts after it.
         self.end_bad = -1
-        self.committed_bad = -1
-        #: The rates over the newest ``recent_ms`` (:meth:`_recent`), kept at each point.
+        #: ``(time ms, committed offset)`` of the refreshes a commit moved the offset at,
+        #: oldest first, within the newest ``recent_ms`` (:meth:`_moved`).
+        self.moves: deque[tuple[int, int]] = deque()
+        #: The rates over the newest ``recent_ms``, kept at each point (:meth:`_recent`).
         self.recent_produce: float | None = None
-        self.recent_consume: float | None = None
+        self.reading_rate: float | None = None
 
     def __len__(self) -> int:
         return len(self.times)
@@ -126,9 +147,7 @@ class PartitionWindow:
             column.pop()
         if self.start >= len(self.times):
             self.start = incarnation_start(self.ends)
-        last = len(self.times) - 1
-        self.end_bad = min(self.end_bad, last)
-        self.committed_bad = min(self.committed_bad, last)
+        self.end_bad = min(self.end_bad, len(self.times) - 1)
 
     def _pop_oldest(self, max_gap_ms: int) -> None:
         self._step(1, -1, max_gap_ms)
@@ -136,7 +155,6 @@ class PartitionWindow:
             del column[0]
         self.start = max(0, self.start - 1)
         self.end_bad = max(-1, self.end_bad - 1)
-        self.committed_bad = max(-1, self.committed_bad - 1)
 
     # --- adding a point ------------------------------------------------------------------
 
@@ -156,6 +174,7 @@ class PartitionWindow:
         times = self.times
         if times and t_ms <= times[-1]:
             return  # the same refresh twice, or a clock that went back: keep what we have
+        self._moved(t_ms, committed, max_gap_ms, recent_ms)
         n = len(times)
         if (
             n >= 2
@@ -169,30 +188,53 @@ class PartitionWindow:
         self.committed.append(committed)
         n = len(times)
         if n >= 2:
-            end_ok, committed_ok = self._step(n - 1, 1, max_gap_ms)
+            end_ok, _ = self._step(n - 1, 1, max_gap_ms)
             if self.ends[-1] < self.ends[-2]:
                 self.start = n - 1
             if not end_ok:
                 self.end_bad = n - 1
-            if not committed_ok:
-                self.committed_bad = n - 1
         while len(times) >= 2 and (times[1] <= t_ms - window_ms or len(times) > max_points + 2):
             self._pop_oldest(max_gap_ms)
         self._recent(recent_ms)
 
+    def _moved(self, t_ms: int, committed: int, max_gap_ms: int, recent_ms: int) -> None:
+        """Note the refresh at ``t_ms`` in :attr:`moves` when a commit moved the offset
+        since the previous refresh (called before the point is added).
+
+        An offset reset starts the moves over, and so does a first commit (an unknown
+        offset left none); a gap, an unknown offset or a first point leave none
+        (nothing says when reading started). The
+        moves older than ``recent_ms`` leave, and a move closer than ``recent_ms /
+        MOVES_PER_SPAN`` to the one before replaces it (never the oldest).
+        """
+        moves = self.moves
+        times, offsets = self.times, self.committed
+        if committed == NO_OFFSET or not times or t_ms - times[-1] > max_gap_ms:
+            moves.clear()
+        elif committed != offsets[-1]:
+            if committed < offsets[-1]:  # an offset reset: reading starts over
+                moves.clear()
+            elif len(moves) >= 2 and moves[-1][0] - moves[-2][0] < recent_ms // MOVES_PER_SPAN:
+                moves.pop()
+            moves.append((t_ms, committed))
+        while moves and moves[0][0] < t_ms - recent_ms:
+            moves.popleft()
+
     def _recent(self, recent_ms: int) -> None:
-        """The rates from the newest point back to the last point at least ``recent_ms``
-        older (or the oldest one), but never across a step that did not count: the
-        growth over the time, two subtractions once the point is found."""
+        """The recent rates, two subtractions each once their first point is found.
+
+        Produce: from the newest point back to the last point at least ``recent_ms``
+        older (or the oldest one), never across a step that did not count. Reading:
+        from the oldest of :attr:`moves` to the newest point.
+        """
         times = self.times
         newest = len(times) - 1
         anchor = bisect_right(times, times[newest] - recent_ms) - 1
         self.recent_produce = _growth(times, self.ends, max(anchor, self.end_bad, 0), newest)
-        first = max(anchor, self.committed_bad, 0)
-        if self.committed[first] == NO_OFFSET:
-            self.recent_consume = None
-        else:
-            self.recent_consume = _growth(times, self.committed, first, newest)
+        self.reading_rate = None
+        if self.moves and self.moves[0][0] < times[newest]:
+            since_ms, since = self.moves[0]
+            self.reading_rate = (self.committed[newest] - since) * 1000 / (times[newest] - since_ms)
 
     def _mergeable(self, end: int, committed: int) -> bool:
         """Whether the newest point can be replaced: its step and the new one both move forward.
@@ -242,9 +284,10 @@ class RateWindow:
       the one before the window's start);
     - ``refresh_interval_s``: the lag view's; a step longer than
       ``max(60 s, 3 refresh intervals + the point spacing)`` is a gap;
-    - ``recent_s``: how far back each partition's recent produce and consume rates
-      reach (``recent_produce``, ``recent_consume``: from the newest point back to the
-      last point at least that much older, never across a gap or a reset; kept as
+    - ``recent_s``: how far back each partition's recent rates reach
+      (``recent_produce``: from the newest point back to the last point at least that
+      much older, never across a gap or a reset; ``reading_rate``: since the committed
+      offset started moving within that span, see the module docstring; both kept as
       each point is added, so reading them costs nothing).
 
     The lag view records on its own thread while routes and worker threads read:
