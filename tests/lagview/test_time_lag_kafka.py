@@ -23,10 +23,11 @@ import pytest
 from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
+from harness.builders import commit, create_topic
 from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
+from tests.rates.backlog import committed_backlog
 from tests.service.serving import served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -71,11 +72,7 @@ def settings_for(bootstrap: str, group: str) -> Settings:
 async def test_a_stalled_group_keeps_a_growing_time_lag_past_the_window_and_a_restart(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
 ) -> None:
-    bootstrap = kafka_broker.bootstrap
-    topic, group = kafka_names("t"), kafka_names("g")
-    await create_topic(bootstrap, topic, 2)
-    await produce(bootstrap, topic, [40, 10])
-    await commit(bootstrap, group, {(topic, 0): 10, (topic, 1): 10})
+    bootstrap, _, group = await committed_backlog(kafka_broker, kafka_names, [40, 10], [10, 10])
 
     app = create_app(settings_for(bootstrap, group), kafka=True)
     async with served(app) as client:

@@ -21,10 +21,11 @@ import pytest
 from aiokafka import AIOKafkaProducer  # type: ignore[import-untyped]
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
+from harness.builders import commit
 from harness.poll import eventually_async
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
+from tests.rates.backlog import committed_backlog
 from tests.service.serving import served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -62,11 +63,9 @@ async def keep_producing(bootstrap: str, topic: str, group: str, stop: asyncio.E
 async def test_drain_weights_keep_hot_production_away_from_the_biggest_backlog(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
 ) -> None:
-    bootstrap = kafka_broker.bootstrap
-    topic, group = kafka_names("t"), kafka_names("g")
-    await create_topic(bootstrap, topic, 4)
-    await produce(bootstrap, topic, [3000, 1000, 0, 0])
-    await commit(bootstrap, group, {(topic, p): 0 for p in range(4)})
+    bootstrap, topic, group = await committed_backlog(
+        kafka_broker, kafka_names, [3000, 1000, 0, 0], [0, 0, 0, 0]
+    )
     settings = Settings.from_environ(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,

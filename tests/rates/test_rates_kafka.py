@@ -22,9 +22,9 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # type: ignore[import-untyped]
 
 from harness.broker import LocalKafka
-from harness.builders import commit, create_topic, produce
 from lagassign.http.app import create_app
 from lagassign.settings import Settings
+from tests.rates.backlog import committed_backlog
 from tests.service.serving import served
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -99,11 +99,7 @@ def seconds(iso: str) -> float:
 async def test_paused_group_time_lag_grows_one_second_per_second_then_drains(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str]
 ) -> None:
-    bootstrap = kafka_broker.bootstrap
-    topic, group = kafka_names("t"), kafka_names("g")
-    await create_topic(bootstrap, topic, 2)
-    await produce(bootstrap, topic, [10, 10])
-    await commit(bootstrap, group, {(topic, 0): 10, (topic, 1): 10})
+    bootstrap, topic, group = await committed_backlog(kafka_broker, kafka_names, [10, 10], [10, 10])
     settings = Settings.from_environ(
         {
             "LAGASSIGN_BOOTSTRAP_SERVERS": bootstrap,
