@@ -24,7 +24,10 @@ from tests.client.members import NewGroup
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
 
-TIMEOUT_S = 1.0
+# The shim's deadline. The first two members' rebalances must be answered by the real
+# sidecar within it before the fault, also with the whole suite running beside (1 s
+# fell back on timeout at load 12); the fallback is then checked against it.
+TIMEOUT_S = 3.0
 # Time for the leader's own work around the sidecar call on a busy 2-core machine;
 # bench/shim.py measures the real figure against the 50 ms bar.
 MARGIN_S = 0.5
