@@ -25,7 +25,8 @@ from lagassign.rates.drain import (
     measured_capacity,
 )
 from lagassign.rates.drain_lags import live_of, with_drain
-from lagassign.rates.window import MOVES_PER_SPAN, RateWindow
+from lagassign.rates.partition_window import MOVES_PER_SPAN
+from lagassign.rates.window import RateWindow
 
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 

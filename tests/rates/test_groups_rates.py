@@ -19,8 +19,9 @@ from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.metrics.rates import RatesCollector
 from lagassign.rates.load import with_load
+from lagassign.rates.partition_window import PartitionRates
 from lagassign.rates.totals import total
-from lagassign.rates.window import PartitionRates, RateWindow
+from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings, SettingsError
 from tests.service.fake_lag_view import FakeLagView
 from tests.service.group_builders import member

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
 from lagassign.rates.figures import incarnation_start, rate, time_lag_s
-from lagassign.rates.window import PartitionRates, PartitionWindow, RateWindow
+from lagassign.rates.partition_window import PartitionRates, PartitionWindow
+from lagassign.rates.window import RateWindow
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 

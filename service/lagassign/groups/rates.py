@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from lagassign.core.model import Assignment
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.time_lag import window_floor_s
+from lagassign.rates.partition_window import UNKNOWN_RATES, PartitionRates
 from lagassign.rates.totals import RatesTotal, total
-from lagassign.rates.window import UNKNOWN_RATES, PartitionRates, RateWindow
+from lagassign.rates.window import RateWindow
 
 TopicPartition = tuple[str, int]
 

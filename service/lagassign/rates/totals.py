@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lagassign.rates.window import PartitionRates
+from lagassign.rates.partition_window import PartitionRates
 
 
 @dataclass(frozen=True, slots=True)
