@@ -3,8 +3,10 @@ sidecar just started, real aiokafka consumers with the shim and ``RebalanceAdvis
 
 - Swinging load: every few seconds the backlog is cleared (records deleted up to the
   end) and a new one lands on the partitions of the other member, so a rebalance
-  would pay again and again. Over a bounded run the group rebalances at least once and
-  at most run length / cooldown + 1 times, never twice within a cooldown.
+  would pay again and again. Over a bounded run the advisors ask for a rebalance at
+  least once and at most run length / cooldown + 1 times, never twice within a
+  cooldown, and every asked rebalance happens (one may take two generations when a
+  member rejoins late).
 - Kafka down (a broker of the test's own, stopped after the backlog lands, before the
   hold time passes, and started again at the end): the advice stays "not advised" and
   says why, and nobody asks for a rebalance.
@@ -18,7 +20,7 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -39,6 +41,7 @@ from tests.client.advice_group import (
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.member import Membership
 from tests.client.members import NewGroup
+from tests.client.python_members import PythonMember
 from tests.client.test_advice_python_kafka import advising, assignments
 
 pytestmark = [pytest.mark.kafka, pytest.mark.anyio]
@@ -70,8 +73,11 @@ async def test_swinging_load_rebalances_at_most_once_per_cooldown(
     async with started_pair(joins, sidecar, advising("aiokafka")) as members:
         start = assignments(members)
         ends = [0] * PARTITIONS
-        rebalanced_at: list[float] = []
-        seen = start
+        # When the advisors asked for a rebalance. Counted from their requests, not from
+        # the members' assignments: under load one asked rebalance can take two
+        # generations (a member that rejoins late makes a second one seconds after).
+        asked_at: list[float] = []
+        seen = 0
         started = time.monotonic()
         phase = 0
         while time.monotonic() - started < SWING_RUN_S:
@@ -85,22 +91,26 @@ async def test_swinging_load_rebalances_at_most_once_per_cooldown(
             phase += 1
             phase_end = time.monotonic() + PHASE_S
             while time.monotonic() < min(phase_end, started + SWING_RUN_S):
-                now_count = assignments(members)
-                if now_count != seen:
-                    # One rebalance is one assignment per member.
-                    rebalanced_at.extend([time.monotonic()] * ((now_count - seen) // 2))
-                    seen = now_count
+                now_asked = enforced(members)
+                asked_at.extend([time.monotonic()] * (now_asked - seen))
+                seen = now_asked
                 await asyncio.sleep(0.25)
         rebalances = (assignments(members) - start) // len(members)
+        asked = enforced(members)
 
     assert phase >= SWING_RUN_S / PHASE_S - 1, "the load swung all run long"
-    assert rebalances >= 1, "the advice was acted on at least once"
-    assert rebalances <= SWING_RUN_S / COOLDOWN_S + 1, f"{rebalances} rebalances"
-    gaps = [b - a for a, b in itertools.pairwise(rebalanced_at)]
+    assert asked >= 1, "the advice was acted on at least once"
+    assert asked <= SWING_RUN_S / COOLDOWN_S + 1, f"{asked} rebalances asked"
+    gaps = [b - a for a, b in itertools.pairwise(asked_at)]
     # The cooldown runs from the refresh that sees the rebalance (0.5 s refreshes).
     assert all(g >= COOLDOWN_S - 1.5 for g in gaps), gaps
-    asked = sum(m.advisor.enforced for m in members if m.advisor is not None)
-    assert asked == rebalances, (asked, rebalances)
+    # Every asked rebalance happened (one asked may take more than one generation).
+    assert rebalances >= asked, (asked, rebalances)
+
+
+def enforced(members: Sequence[PythonMember]) -> int:
+    """The rebalances the members' advisors have asked for so far."""
+    return sum(m.advisor.enforced for m in members if m.advisor is not None)
 
 
 async def test_no_advice_while_kafka_is_down(
