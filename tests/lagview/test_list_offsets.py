@@ -18,11 +18,7 @@ from lagassign.lagview.kafka.list_offsets import (
     ListOffsetsRequestV3,
     ListOffsetsResponseV3,
 )
-
-names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
-int16 = st.integers(-(2**15), 2**15 - 1)
-int32 = st.integers(-(2**31), 2**31 - 1)
-int64 = st.integers(-(2**63), 2**63 - 1)
+from tests.lagview.wire_values import int16, int32, int64, names
 
 answered = st.lists(st.tuples(int32, int16, int64, int64), max_size=8, unique_by=lambda r: r[0])
 answered_topics = st.lists(st.tuples(names, answered), max_size=5, unique_by=lambda t: t[0])

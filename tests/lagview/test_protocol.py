@@ -23,11 +23,7 @@ from lagassign.lagview.kafka.consumer_group_describe import ConsumerGroupDescrib
 from lagassign.lagview.kafka.group_requests import OffsetFetchResponseV3
 from lagassign.lagview.kafka.groups import consumer_group_answer
 from lagassign.lagview.kafka.metadata import MetadataResponseV5
-
-names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
-int16 = st.integers(-(2**15), 2**15 - 1)
-int32 = st.integers(-(2**31), 2**31 - 1)
-int64 = st.integers(-(2**63), 2**63 - 1)
+from tests.lagview.wire_values import int16, int32, int64, names
 
 offset_rows = st.lists(st.tuples(int32, int64, st.none() | names, int16), max_size=8)
 offset_topics = st.lists(st.tuples(names, offset_rows), max_size=5)

@@ -169,7 +169,8 @@ class OffsetReader:
             async with asyncio.timeout(self._timeout_s):
                 while True:
                     try:
-                        answers = await self._ask(layout, asked)
+                        led_by = layout.led_by()
+                        answers = await self._ask(topic, led_by, asked)
                         break
                     except NotReady as exc:
                         # A leader moving or being elected: ask again on new metadata.
@@ -183,7 +184,6 @@ class OffsetReader:
             return self.stale(topic, f"offsets of {topic!r} timed out{answered}")
         except (KafkaError, LagViewError, NotImplementedError) as exc:
             return self.stale(topic, str(TopicOffsetsError(topic, repr(exc))))
-        led_by = layout.led_by()
         # One answer per (timestamp, isolation) and leader, in the order asked.
         read: list[dict[int, int]] = []
         for i in range(len(asked)):
@@ -209,14 +209,17 @@ class OffsetReader:
         error = f"{len(leaderless)} partition(s) without a leader" if leaderless else None
         return TopicOffsets(topic, partitions, error=error)
 
-    async def _ask(self, layout: TopicLayout, asked: list[tuple[int, int]]) -> list[dict[int, int]]:
-        """Every leader of ``layout`` asked for its partitions at each of ``asked``,
-        in that order (per timestamp and isolation, per leader)."""
+    async def _ask(
+        self, topic: str, led_by: dict[int, list[int]], asked: list[tuple[int, int]]
+    ) -> list[dict[int, int]]:
+        """Each leader in ``led_by`` (leader -> its partitions of ``topic``) asked for its
+        partitions at each of ``asked``, in that order (per timestamp and isolation, per
+        leader)."""
         return await asyncio.gather(
             *(
-                self._list(node, layout.topic, partitions, at)
+                self._list(node, topic, partitions, at)
                 for at in asked
-                for node, partitions in layout.led_by().items()
+                for node, partitions in led_by.items()
             )
         )
 
