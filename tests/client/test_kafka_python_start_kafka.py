@@ -43,6 +43,7 @@ STARTS = 3
 # The leader's answer held back this long: a window for the late members' JoinGroup.
 HELD_S = 0.8
 REPLACED = "was replaced by another"
+SHIM_LOGGER = "lagassign_client"
 
 
 def ran_for(warning: str) -> float:
@@ -71,9 +72,17 @@ def two_each_no_error_no_drop(
     members: list[KafkaPythonMember],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Every member held two partitions, nothing was logged at ERROR, nothing dropped."""
+    """Every member held two partitions, the shim logged nothing at ERROR, nothing dropped.
+
+    Only the shim's records count: kafka-python's own network code may log an ERROR of
+    its own while a member closes (a socket read racing its close), which is neither the
+    shim's alarm nor the subject here."""
     assert sorted(len(h) for h in held.values()) == [2, 2, 2, 2]
-    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    errors = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and r.name.startswith(SHIM_LOGGER)
+    ]
     assert errors == [], f"start {start}: {errors}"
     assert [m.assignor.dropped_assignments for m in members] == [0] * MEMBERS
 
