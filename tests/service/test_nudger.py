@@ -156,6 +156,37 @@ def test_an_advised_group_is_nudged_once_within_the_cooldown() -> None:
     assert nudger.counts() == {("g", "nudged"): 2}
 
 
+def test_a_group_no_longer_tracked_is_forgotten() -> None:
+    """Nudged at 0 s, untracked at 1 s (deleted, or past the tracking cap), tracked
+    again at 2 s: nothing of it was kept, so no cooldown holds its nudge back."""
+    clock = Clock()
+    tracker = AdviceTracker(POLICY, clock=clock.utc)
+    coordinator = Coordinator()
+    fake = FakeNudge(coordinator=coordinator)
+    nudger = GroupNudger(tracker, fake, clock=clock)
+    seen: list[tuple[object, object]] = []
+
+    async def go() -> None:
+        for t, groups in [(0.0, {"g"}), (1.0, set()), (2.0, {"g"})]:
+            clock.now, clock.wall = t, AS_OF + timedelta(seconds=t)
+            snap = dataclasses.replace(coordinator.snapshot(consumer_group()), as_of=clock.wall)
+            refresh = Refresh(0.1, True, [snap] if groups else [])
+            tracker.observe(refresh, kafka_up=True, groups=groups)
+            await nudger.refreshed(refresh)
+            for _ in range(10):
+                await asyncio.sleep(0)
+            seen.append((tracker.advice_of("g") is not None, dict(nudger.counts())))
+        await settle(nudger)
+
+    asyncio.run(go())
+    assert seen == [
+        (True, {("g", "nudged"): 1}),
+        (False, {}),
+        (True, {("g", "nudged"): 1}),
+    ]
+    assert fake.calls == ["g", "g"]
+
+
 class Replica:
     """One replica of the sidecar: its own clock, advice and nudger (held 2 s, cooled
     60 s), nudging the group the ``coordinator`` keeps; no store shared with another."""

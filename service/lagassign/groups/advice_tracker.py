@@ -167,8 +167,13 @@ class AdviceTracker:
         fresh = {s.group_id: s for s in refresh.fresh}
         states: dict[str, AdviceState] = {}
         advice: dict[str, Advice] = {}
-        followed = dict(self._followed)
-        for group_id in sorted(groups | set(fresh)):
+        tracked = groups | set(fresh)
+        # What is kept of a group no longer tracked goes with it (in place: a nudge may
+        # be recorded on the event loop meanwhile).
+        followed = {g: n for g, n in self._followed.items() if g in tracked}
+        for gone in set(self._nudges) - tracked:
+            self._nudges.pop(gone, None)
+        for group_id in sorted(tracked):
             snapshot, lag_source, capacity = self._weighed(fresh.get(group_id))
             distrust = self._distrust(fresh.get(group_id)) if lag_source == "forecast" else None
             outcome = advise(

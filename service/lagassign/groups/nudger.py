@@ -23,6 +23,7 @@ recomputations, each answered by the plugin).
 - Every nudge is counted by outcome (``lagassign_nudges_total{group,outcome}``),
   logged at INFO (WARNING when it failed), and shown on the group's advice
   (``nudges``, ``last_nudge``).
+- What is kept of a group goes when the group is no longer tracked.
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ class EpochWatch:
 
         return unless
 
+    def keep_only(self, groups: set[str]) -> None:
+        """Forget the groups not in ``groups`` (no longer tracked), except one being nudged."""
+        for kept in (self._seen, self._moved, self._own):
+            for group_id in set(kept) - groups - self._nudging:
+                del kept[group_id]
+
     def nudged(self, group_id: str, result: NudgeResult) -> None:
         """The nudge of ``group_id`` ended: a join (and its leave) moved the group epoch
         twice from ``epoch_before``, unless it was skipped or refused."""
@@ -188,6 +195,7 @@ class GroupNudger:
 
     async def refreshed(self, refresh: Refresh) -> None:
         now = self._clock()
+        self._forget_gone(set(self._tracker.advice()))
         for snapshot in refresh.fresh:
             if snapshot.group_epoch is not None and snapshot.assignment_epoch is not None:
                 seen = Epochs(snapshot.group_epoch, snapshot.assignment_epoch)
@@ -198,6 +206,17 @@ class GroupNudger:
             self._tasks[group_id] = asyncio.create_task(
                 self._run(group_id, unless), name=f"lagassign-nudge-{group_id}"
             )
+
+    def _forget_gone(self, groups: set[str]) -> None:
+        """Drop what is kept of groups no longer tracked (a group deleted, or past the
+        tracking cap), so the nudger's state stays as large as the tracked groups; their
+        counts leave ``lagassign_nudges_total`` with them."""
+        groups |= set(self._tasks)
+        self.epochs.keep_only(groups)
+        for group_id in set(self._last) - groups:
+            del self._last[group_id]
+        for key in [k for k in self._counts if k[0] not in groups]:
+            del self._counts[key]
 
     async def _run(self, group_id: str, unless: Unless) -> None:
         try:
