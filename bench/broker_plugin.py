@@ -39,12 +39,14 @@ the sidecar accepts connections and never answers). The sidecar's own side of th
 calls, from its ``/metrics`` over the case: ``sidecar_answers``, ``sidecar_answer_ms_mean``
 and ``sidecar_answers_within_ms`` (how many ``lagassign_assign_duration_seconds`` saw
 within each bucket bound, from the body's arrival to the answer's bytes), and
-``sidecar_refresh_ms_mean`` (the lag refreshes meanwhile, every 2 s here). Then one line
+``sidecar_refresh_ms_mean`` (the lag refreshes meanwhile, every 2 s unless
+``--refresh-interval-s`` says otherwise). Then one line
 for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts built
 in the bench's own process over the same broker and group, and how late a 5 ms sleep
 on the loop the routes run on wakes while the lag view refreshes (``--probe-s`` long).
 
     .venv/bin/python -m bench.broker_plugin --real-broker [--members 50 --partitions 10000]
+        [--deadlines 50,1000 --refresh-interval-s 2]
 
 ``--sidecar`` times the sidecar's side of the plugin's call in-process, without HTTP
 (:mod:`bench.broker_plugin_sidecar`): a join and an unchanged group, with nothing kept,

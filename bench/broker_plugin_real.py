@@ -227,6 +227,12 @@ def real_broker(argv: list[str]) -> int:
     parser.add_argument("--partitions", type=int, default=10_000)
     parser.add_argument("--deadlines", default="50,1000", help="lagassign.timeout.ms to try")
     parser.add_argument("--probe-s", type=float, default=30.0, help="the loop probe's length")
+    parser.add_argument(
+        "--refresh-interval-s",
+        type=float,
+        default=REFRESH_INTERVAL_S,
+        help="the sidecar's LAGASSIGN_REFRESH_INTERVAL_S",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, interrupted)
     port = free_port()
@@ -254,7 +260,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
         sidecar = start_sidecar(
             {
                 "LAGASSIGN_BOOTSTRAP_SERVERS": kafka.bootstrap,
-                "LAGASSIGN_REFRESH_INTERVAL_S": str(REFRESH_INTERVAL_S),
+                "LAGASSIGN_REFRESH_INTERVAL_S": str(args.refresh_interval_s),
                 "LAGASSIGN_RESET_POLICY": "earliest",
             },
             kafka.directory.parent / "sidecar.log",
@@ -323,6 +329,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                         "members": members_n,
                         "partitions": partitions,
                         "deadline_ms": deadline_ms,
+                        "refresh_interval_s": args.refresh_interval_s,
                         "assignments": len(times),
                         "assign_ms_p50": percentile(times, 0.5),
                         "assign_ms_p99": percentile(times, 0.99),
@@ -369,7 +376,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             hung.close()
         # The sidecar's event loop, in this process, with the subprocess one stopped.
         sidecar.stop()
-        line = probe(kafka.bootstrap, REFRESH_INTERVAL_S, args.probe_s)
+        line = probe(kafka.bootstrap, args.refresh_interval_s, args.probe_s)
         print(json.dumps({"members": members_n, "partitions": partitions, **line}), flush=True)
     finally:
         if sidecar is not None:
