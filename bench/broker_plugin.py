@@ -40,7 +40,11 @@ calls, from its ``/metrics`` over the case: ``sidecar_answers``, ``sidecar_answe
 and ``sidecar_answers_within_ms`` (how many ``lagassign_assign_duration_seconds`` saw
 within each bucket bound, from the body's arrival to the answer's bytes), and
 ``sidecar_refresh_ms_mean`` (the lag refreshes meanwhile, every 2 s unless
-``--refresh-interval-s`` says otherwise). Then one line
+``--refresh-interval-s`` says otherwise). The plugin's own
+account of the same calls (its steps, logged at DEBUG): ``plugin_answered``,
+``plugin_steps_ms_p50`` (each step's p50 over the calls that finished it: the wait for the
+plugin's thread, building the request, the sidecar's answer, reading it) and
+``plugin_abandoned_in`` (the step each timed-out call was in). Then one line
 for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts built
 in the bench's own process over the same broker and group, and how late a 5 ms sleep
 on the loop the routes run on wakes while the lag view refreshes (``--probe-s`` long).

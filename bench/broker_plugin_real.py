@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import socket
@@ -47,6 +48,13 @@ COMPUTED = re.compile(
     r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch \d+"
     r" with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
 )
+#: The plugin's DEBUG line of an answered call, and the steps of a call (also a timeout's).
+STEP = re.compile(
+    r"(waited for the plugin's thread|request built|sidecar answered|answer read) ([\d.]+) ms"
+    r"|(the plugin's thread had not taken the call|the request was not built"
+    r"|the sidecar had not answered|the answer was not read)"
+)
+STEPS = re.compile(r"\((waited for the plugin's thread [^)]*)\)")
 FALLBACK = re.compile(
     r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
 )
@@ -119,6 +127,26 @@ def scraped(url: str) -> dict[str, float]:
             name, _, value = line.rpartition(" ")
             out[name] = out.get(name, 0.0) + float(value)
     return out
+
+
+def plugin_steps(text: str) -> dict[str, Any]:
+    """The plugin's own account of its calls in ``text`` (its DEBUG line for an answered
+    call, its WARN for a timeout): each step's p50 over the calls that finished it, and
+    for the abandoned ones the step they were in."""
+    taken: dict[str, list[float]] = {}
+    stuck: dict[str, int] = {}
+    for steps in STEPS.finditer(text):
+        for found in STEP.finditer(steps[1]):
+            if found[3] is not None:
+                stuck[found[3]] = stuck.get(found[3], 0) + 1
+            else:
+                taken.setdefault(found[1], []).append(float(found[2]))
+    answered = len(taken.get("answer read", []))
+    return {
+        "plugin_answered": answered,
+        "plugin_steps_ms_p50": {k: percentile(v, 0.5) for k, v in taken.items()},
+        "plugin_abandoned_in": stuck,
+    }
 
 
 def sidecar_figures(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
@@ -235,6 +263,8 @@ def real_broker(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, interrupted)
+    # The plugin's line per answered call, with its steps' times (plugin_steps).
+    os.environ["LAGASSIGN_PLUGIN_LOG_LEVEL"] = "DEBUG"
     port = free_port()
     with bench_broker(port) as kafka:
         cases(kafka, port, args)
@@ -339,6 +369,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                         "moved_on_join": joins[-1],
                         "moved_on_joins": joins,
                         "min_moves_on_join": share,
+                        **plugin_steps(text),
                         **sidecar_figures(metrics_before, scraped(sidecar.url)),
                     }
                 ),

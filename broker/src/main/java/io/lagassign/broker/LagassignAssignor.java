@@ -153,7 +153,8 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                         + "until the cool-off has passed and it answers its health check");
             }
             long deadline = started + settings.timeout().toNanos();
-            Outcome outcome = call(settings, groupSpec, describer, deadline);
+            CallPhases phases = new CallPhases(started);
+            Outcome outcome = call(settings, groupSpec, describer, deadline, phases);
             if (outcome.empty()) {
                 breaker.release();
                 return fallback.assign(groupSpec, describer);
@@ -163,9 +164,9 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                 noteClosed();
             }
             answered[0] = true;
-            LOG.debug("lagassign: group {} ({} members, {} partitions) assigned by the sidecar in {} us",
+            LOG.debug("lagassign: group {} ({} members, {} partitions) assigned by the sidecar in {} us ({})",
                     checked.groupId(), groupSpec.memberIds().size(), outcome.partitions(),
-                    (System.nanoTime() - started) / 1000);
+                    (System.nanoTime() - started) / 1000, phases.describe());
             return checked.assignment();
         } catch (FallbackException e) {
             noteFallback(settings, e.fault(), e.getMessage(), groupSpec, started);
@@ -182,23 +183,28 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
      * The whole exchange on the plugin's own thread; the coordinator's thread waits until the
      * deadline and not a moment longer, then abandons (interrupts) it.
      */
-    private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline)
-            throws FallbackException {
+    private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline,
+            CallPhases phases) throws FallbackException {
         Future<Outcome> running = plugin.submit(() -> {
+            phases.taken();
             GroupView view = GroupView.of(spec, describer);
             if (view.isEmpty()) {
                 return new Outcome(null, true, 0);
             }
             byte[] body = AssignRequest.encode(view, deadline);
+            phases.built();
             byte[] answer = plugin.client().postAssign(settings, body, deadline);
-            return new Outcome(AssignAnswer.read(answer, view, deadline), false, view.partitionCount());
+            phases.answered();
+            AssignAnswer.Checked checked = AssignAnswer.read(answer, view, deadline);
+            phases.read();
+            return new Outcome(checked, false, view.partitionCount());
         });
         try {
             return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             running.cancel(true);
             throw new FallbackException(Fault.TIMEOUT, "no usable answer from " + settings.assignUri() + " within "
-                    + settings.timeout().toMillis() + " ms; the call was abandoned");
+                    + settings.timeout().toMillis() + " ms (" + phases.describe() + "); the call was abandoned");
         } catch (InterruptedException e) {
             running.cancel(true);
             Thread.currentThread().interrupt();
