@@ -88,7 +88,8 @@ async def test_drain_weights_keep_hot_production_away_from_the_biggest_backlog(
                 rate = (rows.get(2) or {}).get("produce_rate")
                 return rows if rate is not None and rate > 100 else None
 
-            await eventually_async(hot_rate_seen, 40, "the hot partition's produce rate")
+            seen = await eventually_async(hot_rate_seen, 40, "the hot partition's produce rate")
+            hot_rate = seen[2]["produce_rate"]
             request = {
                 "group_id": group,
                 "members": [
@@ -117,5 +118,6 @@ async def test_drain_weights_keep_hot_production_away_from_the_biggest_backlog(
     }
     assert sorted(owner) == [0, 1, 2, 3]
     assert owner[2] != owner[0], answer["assignment"]
-    # The hot partition weighs about 400 x 10 records more than its lag.
-    assert max(answer["stats"]["member_lag"].values()) >= 0.8 * RATES[2] * 10
+    # The hot partition weighs about its produce rate x 10 s more than its lag (none): the
+    # rate the sidecar saw, which a loaded machine's producer may keep below 400/s.
+    assert answer["stats"]["member_lag"][owner[2]] >= 0.8 * hot_rate * 10, (hot_rate, answer)
