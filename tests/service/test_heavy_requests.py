@@ -67,10 +67,12 @@ def test_a_small_compact_request_of_heavy_cost_leaves_the_probes_answered(
         ).status_code
 
     worker = threading.Thread(target=heavy, name="heavy-compact")
-    probed: list[tuple[float, float]] = []
+    # (/livez s, small /assign s, when the /livez probe began, s after the heavy request)
+    probed: list[tuple[float, float, float]] = []
     deadline = time.monotonic() + HEAVY_DEADLINE_S
     with httpx.Client(base_url=sidecar.url, timeout=HEAVY_DEADLINE_S) as client:
         worker.start()
+        began = time.perf_counter()
         while worker.is_alive() and time.monotonic() < deadline:
             started = time.perf_counter()
             assert client.get("/livez").status_code == 200
@@ -79,13 +81,15 @@ def test_a_small_compact_request_of_heavy_cost_leaves_the_probes_answered(
             assert client.post("/assign", json=SMALL).status_code == 200
             small_s = time.perf_counter() - started
             if worker.is_alive():  # both probes were answered while the heavy one ran
-                probed.append((live_s, small_s))
+                probed.append((round(live_s, 3), round(small_s, 3), round(started - began, 2)))
             worker.join(0.05)
     worker.join(max(0.0, deadline - time.monotonic()))
     assert outcome.get("status") == 200
     assert probed, "the heavy request ended before any probe"
-    assert max(live for live, _ in probed) < PROBE_BOUND_S, probed
-    assert max(small for _, small in probed) < PROBE_BOUND_S, probed
+    # On a failure, every probe with when it began: one slow probe among fast ones was
+    # seen once at load 10 (a /livez of 3.0 s), cause not found.
+    assert max(live for live, _, _ in probed) < PROBE_BOUND_S, (len(probed), probed)
+    assert max(small for _, small, _ in probed) < PROBE_BOUND_S, (len(probed), probed)
 
 
 @asynccontextmanager
