@@ -4,6 +4,7 @@ package io.lagassign.broker;
  * When each step of one call ended, counted from the coordinator's call: the plugin's thread
  * taking the work, the request built, the sidecar's answer received, the answer read and checked.
  * Written by the plugin's thread, read by the coordinator's (a timed-out call says how far it got).
+ * As a log argument it is written out only when the line is logged.
  */
 final class CallPhases {
     private static final long NOT_YET = -1;
@@ -39,6 +40,11 @@ final class CallPhases {
      * thread 0.1 ms, request built 3.2 ms, sidecar answered 38.0 ms, answer read 2.1 ms"; a step
      * not ended says so ("the sidecar had not answered").
      */
+    @Override
+    public String toString() {
+        return describe();
+    }
+
     String describe() {
         StringBuilder out = new StringBuilder();
         long from = startedNanos;

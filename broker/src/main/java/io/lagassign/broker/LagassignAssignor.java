@@ -166,7 +166,7 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             answered[0] = true;
             LOG.debug("lagassign: group {} ({} members, {} partitions) assigned by the sidecar in {} us ({})",
                     checked.groupId(), groupSpec.memberIds().size(), outcome.partitions(),
-                    (System.nanoTime() - started) / 1000, phases.describe());
+                    (System.nanoTime() - started) / 1000, phases);
             return checked.assignment();
         } catch (FallbackException e) {
             noteFallback(settings, e.fault(), e.getMessage(), groupSpec, started);
