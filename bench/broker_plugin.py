@@ -43,7 +43,8 @@ within each bucket bound, from the body's arrival to the answer's bytes), and
 ``--refresh-interval-s`` says otherwise). The plugin's own
 account of the same calls (its steps, logged at DEBUG): ``plugin_answered``,
 ``plugin_steps_ms_p50`` (each step's p50 over the calls that finished it: the wait for the
-plugin's thread, building the request, the sidecar's answer, reading it) and
+plugin's thread, building the request, the sidecar's answer, reading it),
+``plugin_steps_cpu_ms_p50`` (the plugin thread's own CPU in building and reading) and
 ``plugin_abandoned_in`` (the step each timed-out call was in). Then one line
 for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts built
 in the bench's own process over the same broker and group, and how late a 5 ms sleep

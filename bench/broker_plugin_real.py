@@ -48,13 +48,16 @@ COMPUTED = re.compile(
     r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch \d+"
     r" with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
 )
-#: The plugin's DEBUG line of an answered call, and the steps of a call (also a timeout's).
+#: The steps of one call in the plugin's log (its DEBUG line of an answered call, its WARN of
+#: a timeout): each finished step with its time (and its CPU, for building and reading), or
+#: the step it never finished.
 STEP = re.compile(
     r"(waited for the plugin's thread|request built|sidecar answered|answer read) ([\d.]+) ms"
+    r"(?: \(([\d.]+) ms CPU\))?"
     r"|(the plugin's thread had not taken the call|the request was not built"
     r"|the sidecar had not answered|the answer was not read)"
 )
-STEPS = re.compile(r"\((waited for the plugin's thread [^)]*)\)")
+STEPS = re.compile(r"waited for the plugin's thread[^\n]*")
 FALLBACK = re.compile(
     r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
 )
@@ -134,17 +137,20 @@ def plugin_steps(text: str) -> dict[str, Any]:
     call, its WARN for a timeout): each step's p50 over the calls that finished it, and
     for the abandoned ones the step they were in."""
     taken: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     stuck: dict[str, int] = {}
     for steps in STEPS.finditer(text):
-        for found in STEP.finditer(steps[1]):
+        for found in STEP.finditer(steps[0]):
+            if found[4] is not None:
+                stuck[found[4]] = stuck.get(found[4], 0) + 1
+                continue
+            taken.setdefault(found[1], []).append(float(found[2]))
             if found[3] is not None:
-                stuck[found[3]] = stuck.get(found[3], 0) + 1
-            else:
-                taken.setdefault(found[1], []).append(float(found[2]))
-    answered = len(taken.get("answer read", []))
+                cpu.setdefault(found[1], []).append(float(found[3]))
     return {
-        "plugin_answered": answered,
+        "plugin_answered": len(taken.get("answer read", [])),
         "plugin_steps_ms_p50": {k: percentile(v, 0.5) for k, v in taken.items()},
+        "plugin_steps_cpu_ms_p50": {k: percentile(v, 0.5) for k, v in cpu.items()},
         "plugin_abandoned_in": stuck,
     }
 

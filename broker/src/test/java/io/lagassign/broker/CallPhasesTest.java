@@ -3,10 +3,15 @@ package io.lagassign.broker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class CallPhasesTest {
     private static final String MS = "\\d+\\.\\d ms";
+    private static final String CPU = " \\(\\d+\\.\\d ms CPU\\)";
 
     @Test
     void aFinishedCallNamesEveryStepWithItsLength() {
@@ -16,8 +21,8 @@ class CallPhasesTest {
         phases.answered();
         phases.read();
         String said = phases.describe();
-        assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS
-                + ", sidecar answered " + MS + ", answer read " + MS), said);
+        assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS + CPU
+                + ", sidecar answered " + MS + ", answer read " + MS + CPU), said);
     }
 
     @Test
@@ -26,8 +31,27 @@ class CallPhasesTest {
         phases.taken();
         phases.built();
         String said = phases.describe();
-        assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS
+        assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS + CPU
                 + ", the sidecar had not answered"), said);
+    }
+
+    @Test
+    void theCpuABuildUsedIsCountedAndIsNoMoreThanItsTime() {
+        CallPhases phases = new CallPhases(System.nanoTime());
+        phases.taken();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long until = threads.getCurrentThreadCpuTime() + 10_000_000;
+        long spun = 0;
+        while (threads.getCurrentThreadCpuTime() < until) {
+            spun++;
+        }
+        phases.built();
+        Matcher built = Pattern.compile("request built (\\d+\\.\\d) ms \\((\\d+\\.\\d) ms CPU\\)")
+                .matcher(phases.describe());
+        assertTrue(built.find(), phases.describe());
+        double wall = Double.parseDouble(built.group(1));
+        double cpu = Double.parseDouble(built.group(2));
+        assertTrue(cpu >= 10.0 && cpu <= wall + 0.1, phases.describe() + " after " + spun + " turns");
     }
 
     @Test
