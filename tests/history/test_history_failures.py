@@ -125,6 +125,22 @@ def metric(url: str, name: str) -> float | None:
 
 
 @pytest.mark.kafka
+def replace_with_a_file(history: Path) -> None:
+    """``history`` replaced by a file while the sidecar keeps writing into it: moved aside
+    whole (a rename, which a file made meanwhile cannot stand in the way of, where a removal
+    found a new date directory not empty once) and a file made in its place; again if the
+    sidecar made the directory anew in between."""
+    for attempt in range(50):
+        history.rename(history.with_name(f"{history.name}-gone-{attempt}"))
+        try:
+            with history.open("x") as made:
+                made.write("a file where the history was")
+            return
+        except FileExistsError:
+            continue
+    raise AssertionError("the sidecar made its history directory anew 50 times over")
+
+
 def test_a_real_sidecar_shows_history_failures_in_its_metrics(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
 ) -> None:
@@ -153,8 +169,7 @@ def test_a_real_sidecar_shows_history_failures_in_its_metrics(
         )
         assert metric(sidecar.url, "lagassign_history_write_failing") == 0.0
         assert metric(sidecar.url, "lagassign_history_write_errors_total") == 0.0
-        shutil.rmtree(history)
-        history.write_text("a file where the history was")
+        replace_with_a_file(history)
         eventually(
             lambda: metric(sidecar.url, "lagassign_history_write_failing") == 1.0,
             30,
