@@ -74,8 +74,8 @@ class JavaMember(ProcessMember):
         if event["event"] == "assigned":
             self._partitions = {(t, p) for t, p in event["partitions"]}
             self._last = event
-        elif event["event"] == "revoked":
-            # Eager: everything; cooperative: only the partitions listed.
+        elif event["event"] in ("revoked", "lost"):
+            # Eager: everything; cooperative: only the partitions listed; lost: all it held.
             revoked = {(t, p) for t, p in event.get("partitions", [])}
             self._partitions = self._partitions - revoked if revoked else set()
         elif event["event"] == "enforced":

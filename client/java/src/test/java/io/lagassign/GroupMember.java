@@ -133,6 +133,20 @@ public final class GroupMember {
                     OUT.println(line);
                 }
 
+                /**
+                 * Lost, not revoked: the member is out of the generation (its close during a
+                 * rebalance, or fenced), so a commit would be refused. Kafka's default would call
+                 * {@code onPartitionsRevoked} and commit; the usual listener commits nothing here.
+                 */
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    ObjectNode line = UserDataJson.MAPPER.createObjectNode();
+                    line.put("event", "lost");
+                    line.put("ts", System.currentTimeMillis());
+                    partitionList(line.putArray("partitions"), partitions);
+                    OUT.println(line);
+                }
+
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                     report(consumer, partitions);
