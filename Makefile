@@ -129,8 +129,10 @@ GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 # Every test. The broker plugin's `package` runs its tests and builds the jar the test
 # brokers load. pytest runs tests/ and the Go shim's mixed-group tests on TEST_WORKERS
 # processes (pytest-xdist; conftest.py groups them so that a module's brokers start once
-# and one worker holds the SparkSession).
-TEST_WORKERS ?= 2
+# and one worker holds the SparkSession). Most of the suite waits on brokers and
+# consumers: on 2 cores 4 workers took the suite from 696 s to 495 s, the CPU idle 16 %
+# of the time instead of 40 %.
+TEST_WORKERS ?= 4
 test: install harness kafka-dist chromium promtool maven-plugins dist-python lint
 	mvn -q -B -f client/java/pom.xml test
 	mvn -q -B -f broker/pom.xml package

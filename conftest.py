@@ -26,13 +26,17 @@ The brokers are :class:`harness.broker.LocalKafka`; tests that use them carry
 
 Under pytest-xdist's ``--dist loadgroup`` (``make test``), these run whole on one
 worker: every module with a test marked ``kafka``, ``java`` or ``browser`` (its
-module-scoped brokers start once); every test of a plugin broker
-(``tests/broker/conftest.py``: modules with the same settings share one); every ``spark``
-test (one SparkSession, one Ivy resolution). The other tests are spread one by one.
+module-scoped brokers start once); the tests of the plugin brokers of one
+``PLUGIN_SETTINGS`` (``tests/broker/conftest.py``: modules with the same settings share
+one broker, and brokers of different settings run on different workers at once); every
+``spark`` test (one SparkSession, one Ivy resolution) but the standalone cluster's
+module, which runs on a worker of its own beside them. The other tests are spread one
+by one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from collections.abc import Callable, Iterator
@@ -118,6 +122,15 @@ def java_classpath() -> str:
 
 
 WHOLE_MODULE_MARKS = ("kafka", "java", "browser")
+# Its own master and worker; the shared SparkSession only writes its input history.
+SPARK_STANDALONE = "test_spark_standalone.py"
+
+
+def plugin_broker_group(item: pytest.Item) -> str:
+    """One group per plugin-broker settings (the module's ``PLUGIN_SETTINGS``, equal
+    settings in the same group: they share one broker)."""
+    settings = getattr(getattr(item, "module", None), "PLUGIN_SETTINGS", None)
+    return "plugin_broker-" + hashlib.sha256(repr(settings).encode()).hexdigest()[:12]
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
@@ -129,10 +142,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if any(item.get_closest_marker(mark) for mark in WHOLE_MODULE_MARKS)
     }
     for item in items:
-        if item.get_closest_marker("spark"):
+        if item.path.name == SPARK_STANDALONE:
+            item.add_marker(pytest.mark.xdist_group("spark-standalone"))
+        elif item.get_closest_marker("spark"):
             item.add_marker(pytest.mark.xdist_group("spark"))
         elif "plugin_broker" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("plugin_broker"))
+            item.add_marker(pytest.mark.xdist_group(plugin_broker_group(item)))
         elif item.path in whole:
             item.add_marker(
                 pytest.mark.xdist_group(str(item.path.relative_to(item.config.rootpath)))

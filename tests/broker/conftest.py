@@ -8,7 +8,7 @@ and calls either the in-test answerer (``answerer.py``), or a real ``lagassign s
 the same broker, directly or through the answerer as a recording proxy. Every fault is
 counted (the breaker never opens) and members heartbeat every 500 ms, so they learn
 their assignment quickly. A worker keeps one plugin broker at a time: modules with the
-same settings share it (the repository's conftest.py runs every test of these modules on
+same settings share it (the repository's conftest.py runs the tests of one settings on
 one worker; here they are ordered so that modules with the same settings run in a row).
 """
 
