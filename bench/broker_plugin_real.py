@@ -58,6 +58,8 @@ STEP = re.compile(
     r"|the sidecar had not answered|the answer was not read)"
 )
 STEPS = re.compile(r"waited for the plugin's thread[^\n]*")
+#: The sidecar's own steps of an answered call, from its Server-Timing, as the plugin logs them.
+SIDECAR_STEPS = re.compile(r"its own steps: ([^)]*) ms\)")
 FALLBACK = re.compile(
     r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
 )
@@ -135,7 +137,14 @@ def scraped(url: str) -> dict[str, float]:
 def plugin_steps(text: str) -> dict[str, Any]:
     """The plugin's own account of its calls in ``text`` (its DEBUG line for an answered
     call, its WARN for a timeout): each step's p50 over the calls that finished it, and
-    for the abandoned ones the step they were in."""
+    for the abandoned ones the step they were in; and the sidecar's own steps' p50 over
+    the answered calls (the abandoned ones' answers never reach the plugin)."""
+    sidecar: dict[str, list[float]] = {}
+    for said in SIDECAR_STEPS.finditer(text):
+        for part in said[1].split(", "):
+            name, _, value = part.partition(" ")
+            if value.replace(".", "", 1).isdigit():
+                sidecar.setdefault(name, []).append(float(value))
     taken: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     stuck: dict[str, int] = {}
@@ -152,6 +161,7 @@ def plugin_steps(text: str) -> dict[str, Any]:
         "plugin_steps_ms_p50": {k: percentile(v, 0.5) for k, v in taken.items()},
         "plugin_steps_cpu_ms_p50": {k: percentile(v, 0.5) for k, v in cpu.items()},
         "plugin_abandoned_in": stuck,
+        "sidecar_steps_ms_p50": {k: percentile(v, 0.5) for k, v in sidecar.items()},
     }
 
 

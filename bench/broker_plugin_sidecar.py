@@ -56,7 +56,7 @@ def kafka_id() -> str:
 class Here:
     """Work runs where it is called (no HTTP, no worker thread); the client stays."""
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
+    async def run(self, step: str, function: Callable[..., T], *args: Any) -> T:
         return function(*args)
 
     async def check_client(self) -> None:

@@ -158,7 +158,7 @@ class LeavesAfterCompute:
     def __init__(self) -> None:
         self.left = False
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
+    async def run(self, step: str, function: Callable[..., T], *args: Any) -> T:
         result = function(*args)
         self.left = True
         return result

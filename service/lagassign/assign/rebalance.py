@@ -48,8 +48,9 @@ T = TypeVar("T")
 class Worker(Protocol):
     """Where heavy work runs: here, or off the event loop once the request has its turn."""
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)``; the caller's own exception instead when the client has gone."""
+    async def run(self, step: str, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``, timed as ``step`` (``lag``, ``answer``); the caller's own
+        exception instead when the client has gone."""
         ...
 
     async def check_client(self) -> None:
@@ -113,7 +114,7 @@ async def answer_rebalance(
         topics = subscribed_topics(request)
     else:
         answer, body, topics = await worker.run(
-            answer_body_topics, request, lag, parts.default_strategy, by_id
+            "answer", answer_body_topics, request, lag, parts.default_strategy, by_id
         )
     if lag_view is not None:
         lag_view.track(request.group_id, topics)
@@ -139,13 +140,13 @@ async def balanced_lag(
         if inputs is not None:
             lag = cache.get(request.group_id, inputs)
             if lag is None:
-                lag = await worker.run(snapshot_lag, request, inputs, model)
+                lag = await worker.run("lag", snapshot_lag, request, inputs, model)
                 cache.put(request.group_id, inputs, lag)
             cache.asked(request, model)
             return lag, inputs
     lag = await choose_lag_source(request, lag_view, parts.forecast, budget_s)
     if model is not None:
-        lag = await worker.run(model, lag, request)
+        lag = await worker.run("lag", model, lag, request)
     return lag, None
 
 

@@ -126,17 +126,24 @@ async def assign(
     try:
         # A large body takes its turn before it is read in full: the bodies held at
         # once are bounded by the turns, not by the connections.
+        began, waited = time.perf_counter(), turn.steps.seconds("turn")
         raw = await read_body(request, settings.max_body_bytes, settings.body_timeout_s, turn)
+        # A wait for the turn while the body arrived is the turn's, not the read's.
+        turn.steps.add("read", began + turn.steps.seconds("turn") - waited)
         turn.watch(request)
         async with request_paused(len(raw) > LIGHT_BODY_BYTES):
-            parsed, cost = await turn.run(checked_request, raw, settings.request_limits)
+            parsed, cost = await turn.run("parse", checked_request, raw, settings.request_limits)
             turn.wanted = cost > LIGHT_COST
             body = await answer_rebalance(
                 parsed, parts, turn, started=started, dry_run=dry_run, raw=raw
             )
     finally:
         turn.release()
-    return Response(body, media_type="application/json")
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Server-Timing": turn.steps.header(started)},
+    )
 
 
 def dry_run_of(request: Request) -> bool:

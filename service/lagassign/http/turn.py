@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -17,6 +18,7 @@ from fastapi import Request
 from starlette.requests import ClientDisconnect
 
 from lagassign.http.heavy import HeavyWork, off_loop
+from lagassign.http.server_timing import StepTimes
 
 T = TypeVar("T")
 
@@ -28,7 +30,8 @@ class Turn:
     ``wanted`` (the request is heavy) it is taken before the next piece of work, and
     work runs in a worker thread while it is held. Once :meth:`watch` has started
     (the body is read), a client that closes its connection ends a wait for the turn
-    and every later step with ``ClientDisconnect``.
+    and every later step with ``ClientDisconnect``. Each step's time, and the wait for
+    the turn, is counted in ``steps`` (the answer's ``Server-Timing``).
     """
 
     def __init__(self, heavy: HeavyWork) -> None:
@@ -36,6 +39,7 @@ class Turn:
         self.held = False
         self.wanted = False
         self.left = asyncio.Event()
+        self.steps = StepTimes()
         self._watcher: asyncio.Task[None] | None = None
 
     def watch(self, request: Request) -> None:
@@ -45,6 +49,13 @@ class Turn:
     async def take(self) -> None:
         if self.held:
             return
+        waited = time.perf_counter()
+        try:
+            await self._take()
+        finally:
+            self.steps.add("turn", waited)
+
+    async def _take(self) -> None:
         if self._watcher is None:
             await self.heavy.turn()
             self.held = True
@@ -76,11 +87,15 @@ class Turn:
             self.held = False
             self.heavy.release()
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
+    async def run(self, step: str, function: Callable[..., T], *args: Any) -> T:
         await self.check_client()
         if self.wanted:
             await self.take()
-        return await off_loop(self.held, function, *args)
+        began = time.perf_counter()
+        try:
+            return await off_loop(self.held, function, *args)
+        finally:
+            self.steps.add(step, began)
 
 
 async def watch_disconnect(request: Request, left: asyncio.Event) -> None:

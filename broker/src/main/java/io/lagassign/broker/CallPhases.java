@@ -10,7 +10,8 @@ import java.util.Locale;
  * Building and reading also say how much of their time was the plugin thread's own CPU, so a step
  * slow for want of a core is told from one slow in itself. Written by the plugin's thread, read by
  * the coordinator's (a timed-out call says how far it got). As a log argument it is written out
- * only when the line is logged.
+ * only when the line is logged. The sidecar's answer says how long its own steps took
+ * ({@code Server-Timing}): they follow its step, so a slow sidecar is told from a slow exchange.
  */
 final class CallPhases {
     private static final long NOT_YET = -1;
@@ -26,6 +27,7 @@ final class CallPhases {
     private volatile long builtCpu = NOT_YET;
     private volatile long answeredCpu = NOT_YET;
     private volatile long readCpu = NOT_YET;
+    private volatile String sidecarSteps;
 
     CallPhases(long startedNanos) {
         this.startedNanos = startedNanos;
@@ -41,9 +43,34 @@ final class CallPhases {
         built = System.nanoTime();
     }
 
-    void answered() {
+    /** @param serverTiming the answer's {@code Server-Timing} header, or null */
+    void answered(String serverTiming) {
         answeredCpu = cpuNow();
         answered = System.nanoTime();
+        sidecarSteps = serverTiming == null ? null : sidecarSteps(serverTiming);
+    }
+
+    /**
+     * "read 0.41, parse 3.10, answer 20.31, total 25.02 ms" from "read;dur=0.41, parse;dur=3.10, ...";
+     * a part without a duration is left out, a header without any is null.
+     */
+    static String sidecarSteps(String serverTiming) {
+        StringBuilder out = new StringBuilder();
+        for (String part : serverTiming.split(",")) {
+            String[] fields = part.trim().split(";");
+            for (int i = 1; i < fields.length; i++) {
+                String field = fields[i].trim();
+                if (field.startsWith("dur=") && fields[0].trim().matches("[A-Za-z_-]{1,32}")) {
+                    if (!out.isEmpty()) {
+                        out.append(", ");
+                    }
+                    String value = field.substring(4);
+                    out.append(fields[0].trim()).append(' ')
+                            .append(value.matches("\\d{1,9}(\\.\\d{1,6})?") ? value : "?");
+                }
+            }
+        }
+        return out.isEmpty() ? null : out.append(" ms").toString();
     }
 
     void read() {
@@ -62,8 +89,9 @@ final class CallPhases {
 
     /**
      * The steps for the log, each in milliseconds with its own length: "waited for the plugin's
-     * thread 0.1 ms, request built 3.2 ms (2.9 ms CPU), sidecar answered 38.0 ms, answer read
-     * 2.1 ms (2.0 ms CPU)"; a step not ended says so ("the sidecar had not answered").
+     * thread 0.1 ms, request built 3.2 ms (2.9 ms CPU), sidecar answered 38.0 ms (its own steps:
+     * read 0.41, parse 3.10, answer 20.31, total 25.02 ms), answer read 2.1 ms (2.0 ms CPU)"; a
+     * step not ended says so ("the sidecar had not answered").
      */
     String describe() {
         StringBuilder out = new StringBuilder();
@@ -71,6 +99,10 @@ final class CallPhases {
                 "the plugin's thread had not taken the call", NOT_YET, NOT_YET);
         from = step(out, from, built, "request built", "the request was not built", takenCpu, builtCpu);
         from = step(out, from, answered, "sidecar answered", "the sidecar had not answered", NOT_YET, NOT_YET);
+        String steps = sidecarSteps;
+        if (from != NOT_YET && steps != null) {
+            out.append(" (its own steps: ").append(steps).append(')');
+        }
         step(out, from, read, "answer read", "the answer was not read", answeredCpu, readCpu);
         return out.toString();
     }

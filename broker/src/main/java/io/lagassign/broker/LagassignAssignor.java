@@ -193,9 +193,9 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             }
             byte[] body = AssignRequest.encode(view, deadline);
             phases.built();
-            byte[] answer = plugin.client().postAssign(settings, body, deadline);
-            phases.answered();
-            AssignAnswer.Checked checked = AssignAnswer.read(answer, view, deadline);
+            SidecarClient.Answered answer = plugin.client().postAssign(settings, body, deadline);
+            phases.answered(answer.serverTiming());
+            AssignAnswer.Checked checked = AssignAnswer.read(answer.body(), view, deadline);
             phases.read();
             return new Outcome(checked, false, view.partitionCount());
         });

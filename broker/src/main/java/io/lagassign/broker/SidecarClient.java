@@ -26,6 +26,10 @@ final class SidecarClient {
 
     private final HttpClient client;
 
+    /** A 200 answer's body, and its {@code Server-Timing} (the sidecar's own steps; null if absent). */
+    record Answered(byte[] body, String serverTiming) {
+    }
+
     SidecarClient() {
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
@@ -44,14 +48,14 @@ final class SidecarClient {
     }
 
     /**
-     * Sends one request and returns the body of a 200 answer. Runs on the plugin's own thread,
+     * Sends one request and returns a 200 answer. Runs on the plugin's own thread,
      * which the coordinator's thread abandons (interrupts) at the deadline: the exchange is then
      * cancelled.
      *
      * @param deadlineNanos a {@link System#nanoTime()} instant
      * @throws FallbackException TIMEOUT, UNREACHABLE, STATUS, or UNKNOWN_GROUP for a 404 or 409
      */
-    byte[] postAssign(Settings settings, byte[] body, long deadlineNanos) throws FallbackException {
+    Answered postAssign(Settings settings, byte[] body, long deadlineNanos) throws FallbackException {
         URI assignUri = settings.assignUri();
         long remaining = deadlineNanos - System.nanoTime();
         if (remaining <= 0) {
@@ -90,7 +94,7 @@ final class SidecarClient {
         }
         int status = response.statusCode();
         if (status == 200) {
-            return response.body();
+            return new Answered(response.body(), response.headers().firstValue("server-timing").orElse(null));
         }
         String text = new String(response.body(), StandardCharsets.UTF_8).strip();
         String excerpt = text.substring(0, Math.min(text.length(), ERROR_TEXT_LIMIT));

@@ -18,11 +18,31 @@ class CallPhasesTest {
         CallPhases phases = new CallPhases(System.nanoTime());
         phases.taken();
         phases.built();
-        phases.answered();
+        phases.answered(null);
         phases.read();
         String said = phases.describe();
         assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS + CPU
                 + ", sidecar answered " + MS + ", answer read " + MS + CPU), said);
+    }
+
+    @Test
+    void theSidecarsOwnStepsFollowItsAnswer() {
+        CallPhases phases = new CallPhases(System.nanoTime());
+        phases.taken();
+        phases.built();
+        phases.answered("read;dur=0.41, parse;dur=3.10, turn;dur=0.00, answer;dur=20.31, total;dur=25.02");
+        phases.read();
+        String said = phases.describe();
+        assertTrue(said.matches("waited for the plugin's thread " + MS + ", request built " + MS + CPU
+                + ", sidecar answered " + MS + " \\(its own steps: read 0.41, parse 3.10, turn 0.00, answer 20.31, "
+                + "total 25.02 ms\\), answer read " + MS + CPU), said);
+    }
+
+    @Test
+    void aServerTimingHeaderIsReadOnlyForItsDurations() {
+        assertEquals("lag 1.5, total 2 ms", CallPhases.sidecarSteps("lag;desc=\"x\";dur=1.5, miss, total;dur=2"));
+        assertEquals("total ? ms", CallPhases.sidecarSteps("total;dur=1e9999"));
+        assertEquals(null, CallPhases.sidecarSteps("cache;desc=hit"));
     }
 
     @Test
