@@ -12,8 +12,9 @@ cold: a new group on a new topic.
   (``FaultySidecar``'s ``slow`` fault in front of the real sidecar), two members start,
   and the other two once the leader's request is in, so that they join while it
   assigns. Their join replaces that rebalance every time (counted from the shim's INFO
-  line), and still no ERROR and nothing dropped; kafka-python's "blocking the event
-  loop" warning for the held-back call is left out.
+  line), and still no ERROR and nothing dropped; and kafka-python never warns that a
+  step blocked its event loop for as long as the answer was held back (the shim's call
+  does not run on that loop).
 """
 
 from __future__ import annotations
@@ -41,7 +42,11 @@ MEMBERS = 4
 PARTITIONS = 8
 STARTS = 3
 # The leader's answer held back this long: a window for the late members' JoinGroup.
-HELD_S = 0.8
+HELD_S = 1.5
+# A step that ran this long was held by the answer (which takes at least HELD_S). A loaded
+# machine stalls the test's process by less: 0.41 s, for three members at once, in one run
+# beside a build.
+HELD_STEP_S = 0.9 * HELD_S
 REPLACED = "was replaced by another"
 SHIM_LOGGER = "lagassign_client"
 
@@ -139,7 +144,7 @@ async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assig
             # application's bug, and not reported as one (a busy machine may still make
             # other steps slow, and those are warned).
             said = [r.getMessage() for r in caplog.records]
-            slow = [t for t in said if "blocking the event loop" in t and ran_for(t) >= HELD_S / 2]
+            slow = [t for t in said if "blocking the event loop" in t and ran_for(t) >= HELD_STEP_S]
             assert slow == [], slow
             replaced += sum(REPLACED in r.getMessage() for r in caplog.records)
     finally:
