@@ -1,6 +1,6 @@
 """How long each step of one ``POST /assign`` took, for its ``Server-Timing`` header.
 
-The header (W3C Server Timing) names the steps in the order they first ran, each with
+The header (W3C Server Timing) names the steps in the order each first ended, each with
 its wall time in milliseconds, and the route's whole time last::
 
     Server-Timing: read;dur=0.41, parse;dur=3.10, lag;dur=0.20, answer;dur=20.31, total;dur=25.02
