@@ -12,9 +12,9 @@ cold: a new group on a new topic.
   (``FaultySidecar``'s ``slow`` fault in front of the real sidecar), two members start,
   and the other two once the leader's request is in, so that they join while it
   assigns. Their join replaces that rebalance every time (counted from the shim's INFO
-  line), and still no ERROR and nothing dropped; and kafka-python never warns that a
-  step blocked its event loop for as long as the answer was held back (the shim's call
-  does not run on that loop).
+  line), and still no ERROR and nothing dropped; and kafka-python's "blocking the event
+  loop" warning for the step the held-back call made slow is dropped by the shim (a step
+  slow besides the call stays warned).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from harness.broker import LocalKafka
 from harness.builders import create_topic
 from harness.poll import eventually_async
 from harness.sidecar import SidecarProcess
+from lagassign_client.assignor.kafka_python_loop import THRESHOLD_S
 from tests.client.backlog import GROUP_PREFIX
 from tests.client.faulty_sidecar import FaultySidecar
 from tests.client.group_waits import settled
@@ -42,13 +43,19 @@ MEMBERS = 4
 PARTITIONS = 8
 STARTS = 3
 # The leader's answer held back this long: a window for the late members' JoinGroup.
-HELD_S = 1.5
-# A step that ran this long was held by the answer (which takes at least HELD_S). A loaded
-# machine stalls the test's process by less: 0.41 s, for three members at once, in one run
-# beside a build.
-HELD_STEP_S = 0.9 * HELD_S
+HELD_S = 0.8
 REPLACED = "was replaced by another"
 SHIM_LOGGER = "lagassign_client"
+
+
+def held_alone(ran_s: float) -> bool:
+    """A step as long as the held-back call and hardly more: the warning the shim drops.
+
+    A shorter step is not the held one (a loaded machine stalled the test's process 0.41 s,
+    three members at once); a step longer by kafka-python's threshold or more had its own
+    slow part besides the call (1.78 s, the call 1.5 s, on a loaded machine), which the
+    shim rightly leaves warned."""
+    return HELD_S <= ran_s < HELD_S + THRESHOLD_S
 
 
 def ran_for(warning: str) -> float:
@@ -144,7 +151,7 @@ async def test_a_rebalance_replaced_while_the_leader_assigns_is_no_dropped_assig
             # application's bug, and not reported as one (a busy machine may still make
             # other steps slow, and those are warned).
             said = [r.getMessage() for r in caplog.records]
-            slow = [t for t in said if "blocking the event loop" in t and ran_for(t) >= HELD_STEP_S]
+            slow = [t for t in said if "blocking the event loop" in t and held_alone(ran_for(t))]
             assert slow == [], slow
             replaced += sum(REPLACED in r.getMessage() for r in caplog.records)
     finally:

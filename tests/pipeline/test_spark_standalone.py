@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -75,6 +76,15 @@ def make_pipeline(*variables: str, dry_run: bool = False) -> subprocess.Complete
     return done
 
 
+def started_port(log: Path, service: str) -> int | None:
+    """The port Spark's log says ``service`` started on: the one asked for, or the next
+    free one when another process took it meanwhile (Spark moves on by itself)."""
+    found = re.search(
+        rf"started service '{service}' on port (\d+)", log.read_text(errors="replace")
+    )
+    return int(found.group(1)) if found else None
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -127,21 +137,30 @@ def standalone(tmp_path: Path) -> Iterator[Standalone]:
         "SPARK_WORKER_DIR": str(tmp_path / "spark-work"),
         "PYSPARK_PYTHON": sys.executable,
     }
-    port, ui = free_port(), free_port()
-    master_url = f"spark://127.0.0.1:{port}"
     processes: list[subprocess.Popen[bytes]] = []
     try:
         master = spark_class(
             "org.apache.spark.deploy.master.Master",
-            ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
+            ["--host", "127.0.0.1", "--port", str(free_port()), "--webui-port", str(free_port())],
             tmp_path / "master.log",
             env,
         )
         processes.append(master)
+        log = tmp_path / "master.log"
+
+        def ports() -> tuple[int, int] | None:
+            assert master.poll() is None, log.read_text()[-3000:]
+            rpc, web = started_port(log, "sparkMaster"), started_port(log, "MasterUI")
+            return None if rpc is None or web is None else (rpc, web)
+
+        # The ports the master took, from its log: a port picked here may be taken by
+        # another process before the master binds it (seen with four test workers).
+        port, ui = eventually(ports, START_S, "the Spark master's ports in its log")
+        master_url = f"spark://127.0.0.1:{port}"
         cluster = Standalone(master_url, f"http://127.0.0.1:{ui}/json/", processes)
 
         def answering() -> bool:
-            assert master.poll() is None, (tmp_path / "master.log").read_text()[-3000:]
+            assert master.poll() is None, log.read_text()[-3000:]
             try:
                 return bool(cluster.status()["status"] == "ALIVE")
             except httpx.HTTPError:
