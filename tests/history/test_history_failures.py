@@ -124,7 +124,6 @@ def metric(url: str, name: str) -> float | None:
     return None if found is None else float(found.group(1))
 
 
-@pytest.mark.kafka
 def replace_with_a_file(history: Path) -> None:
     """``history`` replaced by a file while the sidecar keeps writing into it: moved aside
     whole (a rename, which a file made meanwhile cannot stand in the way of, where a removal
@@ -141,6 +140,7 @@ def replace_with_a_file(history: Path) -> None:
     raise AssertionError("the sidecar made its history directory anew 50 times over")
 
 
+@pytest.mark.kafka
 def test_a_real_sidecar_shows_history_failures_in_its_metrics(
     kafka_broker: LocalKafka, kafka_names: Callable[[str], str], tmp_path: Path
 ) -> None:
