@@ -12,5 +12,6 @@ def test_a_tiny_run_gives_one_line_per_form_with_both_paths_timed() -> None:
         assert line["partitions"] == 150
         assert line["bytes"] > 150
         assert line["native_median_s"] >= 0
-        assert line["python_over_native"] > 0
+        # A ratio, not a bar: on a busy machine either path may take the longer at this size.
+        assert line["python_over_native"] >= 0
         assert line["python_median_s"] >= line["python_build_median_s"]
