@@ -8,7 +8,7 @@ export PYSPARK_PYTHON := $(abspath $(PY))
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: install lint format check test bench run harness kafka-dist chromium promtool pipeline pipeline-synthetic \
-	clean demo bench-shim bench-shim-scale dist dist-python dist-shim dist-sidecar dist-java install-java maven-plugins test-python test-go catchup catchup-quick bench-broker bench-plugin soak bench-scale
+	clean demo bench-shim bench-shim-scale dist dist-python dist-shim dist-sidecar dist-java install-java maven-plugins catchup catchup-quick bench-broker bench-plugin soak bench-scale
 
 install: $(VENV)/.installed
 
@@ -143,18 +143,11 @@ GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 # and one worker holds the SparkSession). Most of the suite waits on brokers and
 # consumers: on 2 cores 4 workers took the suite from 696 s to 495 s, the CPU idle 16 %
 # of the time instead of 40 %.
-# The Go shim's own tests (their own broker and sidecar, 45 s mostly waiting) run beside
-# pytest rather than after it; their few lines are printed when they end.
 TEST_WORKERS ?= 4
 test: install harness kafka-dist chromium promtool maven-plugins dist-python lint
 	mvn -q -B -f client/java/pom.xml test
 	mvn -q -B -f broker/pom.xml package
-	$(MAKE) --no-print-directory -j2 test-python test-go
-
-test-python:
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup tests client/go/mixedtest
-
-test-go:
 	cd client/go && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The local broker, skewed demo traffic and the sidecar on it, until Ctrl-C.
