@@ -200,16 +200,17 @@ def fallback_times(
     member: Any,
     partitions: int,
 ) -> list[dict[str, Any]]:
-    """A member joins and leaves with the plugin pointed at ``url`` (50 ms deadline): for each
-    assignment, the coordinator's time (``ms``) and the plugin's own before it fell back
-    (``plugin_ms``, None when it fell back without a time)."""
+    """A member joins and leaves, :data:`CYCLES` times, with the plugin pointed at ``url``
+    (50 ms deadline): for each assignment, the coordinator's time (``ms``) and the plugin's
+    own before it fell back (``plugin_ms``, None when it fell back without a time)."""
     configs(kafka, "--add-config", f"lagassign.url={url},lagassign.timeout.ms=50")
     start = len(log.read_text(errors="replace"))
     settle(members, partitions)
-    joiner = member()
-    settle([*members, joiner], partitions)
-    joiner.close()
-    settle(members, partitions)
+    for _ in range(CYCLES):
+        joiner = member()
+        settle([*members, joiner], partitions)
+        joiner.close()
+        settle(members, partitions)
     text = log.read_text(errors="replace")[start:]
     times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
     plugin = [int(m["ms"]) if m["ms"] else None for m in FALLBACK.finditer(text)]
@@ -418,19 +419,21 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                 flush=True,
             )
         # The coordinator's time around the plugin's call (building the spec, the records of
-        # the new target assignment) is Kafka's own: measured on the same changes with nothing
-        # listening at the sidecar's address, so the plugin falls back at once.
+        # the new target assignment) and the fallback's own are Kafka's: measured on the same
+        # changes with nothing listening at the sidecar's address (the plugin falls back within
+        # a few milliseconds), less the plugin's own time before it fell back.
         nowhere = f"http://127.0.0.1:{free_port()}"
         down = [
-            c["ms"] for c in fallback_times(kafka, log, group, nowhere, members, member, partitions)
+            c["ms"] - (c["plugin_ms"] or 0)
+            for c in fallback_times(kafka, log, group, nowhere, members, member, partitions)
         ]
         hung = Hung()
         try:
-            times = fallback_times(kafka, log, group, hung.url, members, member, partitions)
+            hung_cases = fallback_times(kafka, log, group, hung.url, members, member, partitions)
         finally:
             hung.close()
-        held = [case["ms"] for case in times]
-        plugin_ms = [case["plugin_ms"] for case in times if case["plugin_ms"] is not None]
+        held = [case["ms"] for case in hung_cases]
+        plugin_ms = [case["plugin_ms"] for case in hung_cases if case["plugin_ms"] is not None]
         print(
             json.dumps(
                 {

@@ -1,4 +1,5 @@
-"""``lagassign serve`` settles the garbage collector once the sidecar is built.
+"""``lagassign serve`` settles the garbage collector once the sidecar is built, and
+hands the interpreter to a waiting thread sooner than Python's default.
 
 Checked in a process of its own, since the settings are the whole interpreter's.
 """
@@ -27,3 +28,20 @@ def test_start_up_objects_are_frozen_and_full_collections_made_rare() -> None:
     run = run_python("-c", SETTLED)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "settled"
+
+
+SHARED = """
+import sys
+from lagassign.serve import SWITCH_INTERVAL_S, share_interpreter
+
+assert sys.getswitchinterval() == 0.005, sys.getswitchinterval()
+share_interpreter()
+assert sys.getswitchinterval() == SWITCH_INTERVAL_S < 0.005, sys.getswitchinterval()
+print("shared")
+"""
+
+
+def test_a_waiting_thread_gets_the_interpreter_sooner_than_by_default() -> None:
+    run = run_python("-c", SHARED)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "shared"
