@@ -61,7 +61,8 @@ STEPS = re.compile(r"waited for the plugin's thread[^\n]*")
 #: The sidecar's own steps of an answered call, from its Server-Timing, as the plugin logs them.
 SIDECAR_STEPS = re.compile(r"its own steps: ([^)]*) ms\)")
 FALLBACK = re.compile(
-    r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)(?: after (?P<ms>\d+) ms)?"
+    r"lagassign: a group of \d+ members gets '\w+' \((?P<reason>\w+)\)"
+    r"(?: after (?P<ms>\d+) ms(?: \(the fallback's answer: (?P<fallback_ms>[\d.]+) ms\))?)?"
 )
 
 
@@ -202,7 +203,8 @@ def fallback_times(
 ) -> list[dict[str, Any]]:
     """A member joins and leaves, :data:`CYCLES` times, with the plugin pointed at ``url``
     (50 ms deadline): for each assignment, the coordinator's time (``ms``) and the plugin's
-    own before it fell back (``plugin_ms``, None when it fell back without a time)."""
+    own before it fell back (``plugin_ms``) and the fallback assignor's after it
+    (``fallback_ms``), each None when the plugin's line does not say."""
     configs(kafka, "--add-config", f"lagassign.url={url},lagassign.timeout.ms=50")
     start = len(log.read_text(errors="replace"))
     settle(members, partitions)
@@ -213,9 +215,15 @@ def fallback_times(
         settle(members, partitions)
     text = log.read_text(errors="replace")[start:]
     times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
-    plugin = [int(m["ms"]) if m["ms"] else None for m in FALLBACK.finditer(text)]
-    plugin += [None] * (len(times) - len(plugin))
-    return [{"ms": ms, "plugin_ms": own} for ms, own in zip(times, plugin, strict=False)]
+    plugin = [
+        (int(m["ms"]) if m["ms"] else None, float(m["fallback_ms"]) if m["fallback_ms"] else None)
+        for m in FALLBACK.finditer(text)
+    ]
+    plugin += [(None, None)] * (len(times) - len(plugin))
+    return [
+        {"ms": ms, "plugin_ms": own, "fallback_ms": fallback}
+        for ms, (own, fallback) in zip(times, plugin, strict=False)
+    ]
 
 
 def interrupted(signum: int, frame: FrameType | None) -> None:
@@ -446,6 +454,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                     "held_ms_max": max(held),
                     "held_ms": held,
                     "plugin_ms_max": max(plugin_ms, default=None),
+                    "fallback_ms": [case["fallback_ms"] for case in hung_cases],
                     "kafka_own_ms": down,
                     "held_past_deadline_ms": max(held) - 50 - percentile(down, 0.5),
                 }

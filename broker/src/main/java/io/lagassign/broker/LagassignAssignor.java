@@ -1,5 +1,6 @@
 package io.lagassign.broker;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -169,14 +170,29 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                     (System.nanoTime() - started) / 1000, phases);
             return checked.assignment();
         } catch (FallbackException e) {
-            noteFallback(settings, e.fault(), e.getMessage(), groupSpec, started);
+            return fallen(settings, e.fault(), e.getMessage(), groupSpec, describer, started);
         } catch (RuntimeException e) {
             // Deliberately broad: a defect in lagassign must cost the group lagassign, never the
             // coordinator its thread. Kafka's own assignor answers instead.
-            noteFallback(settings, null, e.toString(), groupSpec, started);
             LOG.error("lagassign: unexpected error; the group gets '{}'", settings.fallbackName(), e);
+            return fallen(settings, null, e.toString(), groupSpec, describer, started);
         }
-        return fallback.assign(groupSpec, describer);
+    }
+
+    /**
+     * The fallback assignor's answer, then the fallback noted with both times: when the plugin
+     * decided to fall back, and how long the fallback assignor took after it (the coordinator's
+     * thread is held for both). A {@link PartitionAssignorException} of the fallback itself passes
+     * through, noted all the same.
+     */
+    private GroupAssignment fallen(Settings settings, Fault fault, String message, GroupSpec groupSpec,
+            SubscribedTopicDescriber describer, long started) {
+        long decided = System.nanoTime();
+        try {
+            return settings.fallback().assign(groupSpec, describer);
+        } finally {
+            noteFallback(settings, fault, message, groupSpec, decided - started, System.nanoTime() - decided);
+        }
     }
 
     /**
@@ -229,9 +245,11 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                 + "({} got the fallback without asking while it was open)", plugin.takeFallbacksWhileOpen());
     }
 
-    private void noteFallback(Settings settings, Fault fault, String message, GroupSpec groupSpec, long started) {
+    private void noteFallback(Settings settings, Fault fault, String message, GroupSpec groupSpec,
+            long decidedNanos, long fallbackNanos) {
         String label = fault == null ? BrokerPlugin.ERROR : fault.label();
-        long afterMs = (System.nanoTime() - started) / 1_000_000;
+        long afterMs = decidedNanos / 1_000_000;
+        String fallbackMs = String.format(Locale.ROOT, "%.1f", fallbackNanos / 1e6);
         plugin.recordFallback(label);
         CircuitBreaker breaker = plugin.breaker();
         if (fault == Fault.UNKNOWN_GROUP) {
@@ -251,11 +269,11 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             LOG.debug("lagassign: a group of {} members gets '{}' ({}): {}", groupSpec.memberIds().size(),
                     settings.fallbackName(), label, message);
         } else if (fault == Fault.UNKNOWN_GROUP) {
-            LOG.info("lagassign: a group of {} members gets '{}' ({}) after {} ms: {}", groupSpec.memberIds().size(),
-                    settings.fallbackName(), label, afterMs, message);
+            LOG.info("lagassign: a group of {} members gets '{}' ({}) after {} ms (the fallback's answer: {} ms): {}",
+                    groupSpec.memberIds().size(), settings.fallbackName(), label, afterMs, fallbackMs, message);
         } else {
-            LOG.warn("lagassign: a group of {} members gets '{}' ({}) after {} ms: {}", groupSpec.memberIds().size(),
-                    settings.fallbackName(), label, afterMs, message);
+            LOG.warn("lagassign: a group of {} members gets '{}' ({}) after {} ms (the fallback's answer: {} ms): {}",
+                    groupSpec.memberIds().size(), settings.fallbackName(), label, afterMs, fallbackMs, message);
         }
     }
 
