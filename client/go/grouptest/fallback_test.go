@@ -34,6 +34,7 @@ func TestEveryFallbackLeavesTheGroupConsumingWithOneWarning(t *testing.T) {
 	}
 	for _, fault := range faults {
 		t.Run(fault.name, func(t *testing.T) {
+			t.Parallel() // a group, topics and fault of its own
 			group := name("fallback-" + fault.name)
 			topics := []string{name("topic"), name("topic")}
 			lags := backlog(t, "", topics, []int{30, 20, 10})
