@@ -142,7 +142,7 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
 
     private GroupAssignment assign(Settings settings, GroupSpec groupSpec, SubscribedTopicDescriber describer,
             long started, boolean[] answered) {
-        ConsumerGroupPartitionAssignor fallback = settings.fallback();
+        PreparedFallback fallback = new PreparedFallback(settings.fallback(), groupSpec, describer);
         CircuitBreaker breaker = plugin.breaker();
         try {
             CircuitBreaker.Decision decision = breaker.decide();
@@ -155,10 +155,10 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             }
             long deadline = started + settings.timeout().toNanos();
             CallPhases phases = new CallPhases(started);
-            Outcome outcome = call(settings, groupSpec, describer, deadline, phases);
+            Outcome outcome = call(settings, groupSpec, describer, deadline, phases, fallback);
             if (outcome.empty()) {
                 breaker.release();
-                return fallback.assign(groupSpec, describer);
+                return fallback.answer();
             }
             AssignAnswer.Checked checked = outcome.checked();
             if (breaker.onSuccess()) {
@@ -170,37 +170,37 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
                     (System.nanoTime() - started) / 1000, phases);
             return checked.assignment();
         } catch (FallbackException e) {
-            return fallen(settings, e.fault(), e.getMessage(), groupSpec, describer, started);
+            return fallen(settings, e.fault(), e.getMessage(), groupSpec, fallback, started);
         } catch (RuntimeException e) {
             // Deliberately broad: a defect in lagassign must cost the group lagassign, never the
             // coordinator its thread. Kafka's own assignor answers instead.
             LOG.error("lagassign: unexpected error; the group gets '{}'", settings.fallbackName(), e);
-            return fallen(settings, null, e.toString(), groupSpec, describer, started);
+            return fallen(settings, null, e.toString(), groupSpec, fallback, started);
         }
     }
 
     /**
-     * The fallback assignor's answer, then the fallback noted with both times: when the plugin
-     * decided to fall back, and how long the fallback assignor took after it (the coordinator's
-     * thread is held for both). A {@link PartitionAssignorException} of the fallback itself passes
-     * through, noted all the same.
+     * The fallback assignor's answer (prepared while the sidecar was asked, or computed now), and
+     * the fallback noted with when the plugin decided and how long the fallback assignor took. A
+     * {@link PartitionAssignorException} of the fallback itself passes through, noted all the same.
      */
     private GroupAssignment fallen(Settings settings, Fault fault, String message, GroupSpec groupSpec,
-            SubscribedTopicDescriber describer, long started) {
-        long decided = System.nanoTime();
+            PreparedFallback fallback, long started) {
+        long decided = System.nanoTime() - started;
         try {
-            return settings.fallback().assign(groupSpec, describer);
+            return fallback.answer();
         } finally {
-            noteFallback(settings, fault, message, groupSpec, decided - started, System.nanoTime() - decided);
+            noteFallback(settings, fault, message, groupSpec, decided, fallback.tookNanos());
         }
     }
 
     /**
-     * The whole exchange on the plugin's own thread; the coordinator's thread waits until the
-     * deadline and not a moment longer, then abandons (interrupts) it.
+     * The whole exchange on the plugin's own thread; meanwhile the coordinator's thread prepares
+     * the fallback's answer, then waits until the deadline and not a moment longer, and abandons
+     * (interrupts) the exchange.
      */
     private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline,
-            CallPhases phases) throws FallbackException {
+            CallPhases phases, PreparedFallback fallback) throws FallbackException {
         Future<Outcome> running = plugin.submit(() -> {
             phases.taken();
             GroupView view = GroupView.of(spec, describer);
@@ -215,6 +215,7 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             phases.read();
             return new Outcome(checked, false, view.partitionCount());
         });
+        fallback.prepare();
         try {
             return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -227,11 +228,11 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
             throw new FallbackException(Fault.TIMEOUT, "interrupted while waiting for " + settings.assignUri());
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof FallbackException fallback) {
-                if (fallback.fault() == Fault.METADATA) {
+            if (cause instanceof FallbackException failed) {
+                if (failed.fault() == Fault.METADATA) {
                     plugin.breaker().release();
                 }
-                throw fallback;
+                throw failed;
             }
             if (cause instanceof RuntimeException runtime) {
                 throw runtime;
