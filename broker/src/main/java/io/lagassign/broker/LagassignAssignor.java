@@ -201,12 +201,23 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
      */
     private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline,
             CallPhases phases, PreparedFallback fallback) throws FallbackException {
+        // Read here, on the coordinator's thread, and nowhere else: Kafka's spec is not safe to read
+        // from two threads at once (its topic-id resolver caches in a plain HashMap), and the
+        // fallback reads it below while the plugin's thread works on this copy.
+        GroupView view;
+        try {
+            view = GroupView.of(spec, describer);
+        } catch (FallbackException e) {
+            if (e.fault() == Fault.METADATA) {
+                plugin.breaker().release();
+            }
+            throw e;
+        }
+        if (view.isEmpty()) {
+            return new Outcome(null, true, 0);
+        }
         Future<Outcome> running = plugin.submit(() -> {
             phases.taken();
-            GroupView view = GroupView.of(spec, describer);
-            if (view.isEmpty()) {
-                return new Outcome(null, true, 0);
-            }
             byte[] body = AssignRequest.encode(view, deadline);
             phases.built();
             SidecarClient.Answered answer = plugin.client().postAssign(settings, body, deadline);
@@ -229,9 +240,6 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof FallbackException failed) {
-                if (failed.fault() == Fault.METADATA) {
-                    plugin.breaker().release();
-                }
                 throw failed;
             }
             if (cause instanceof RuntimeException runtime) {

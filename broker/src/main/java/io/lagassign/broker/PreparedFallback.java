@@ -13,15 +13,18 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
  * in a fallback (a timeout above all) returns at the deadline with the answer ready instead of
  * computing it after: the coordinator's thread is then held for the deadline, not the deadline
  * plus the fallback's own time (measured at 50 × 10,000 on a busy broker: 1 to 29 ms). An answered
- * call discards it. Its {@link PartitionAssignorException}, if any, is kept and thrown where the
- * answer is used, as the fallback would throw it without lagassign.
+ * call discards it. What it throws (a {@link PartitionAssignorException} above all) is kept and
+ * thrown where the answer is used, as the fallback would throw it without lagassign.
+ *
+ * <p>Only the coordinator's thread may call it: Kafka's group spec is not safe to read from two
+ * threads at once, so the plugin's thread works on its own copy ({@link GroupView}).
  */
 final class PreparedFallback {
     private final ConsumerGroupPartitionAssignor assignor;
     private final GroupSpec spec;
     private final SubscribedTopicDescriber describer;
     private GroupAssignment answer;
-    private PartitionAssignorException refused;
+    private RuntimeException refused;
     private long tookNanos = -1;
 
     PreparedFallback(ConsumerGroupPartitionAssignor assignor, GroupSpec spec, SubscribedTopicDescriber describer) {
@@ -30,7 +33,7 @@ final class PreparedFallback {
         this.describer = describer;
     }
 
-    /** Computes the answer now, if not yet; never throws the fallback's own refusal here. */
+    /** Computes the answer now, if not yet; never throws what the fallback throws here. */
     void prepare() {
         if (tookNanos >= 0) {
             return;
@@ -38,14 +41,14 @@ final class PreparedFallback {
         long started = System.nanoTime();
         try {
             answer = assignor.assign(spec, describer);
-        } catch (PartitionAssignorException e) {
+        } catch (RuntimeException e) {
             refused = e;
         } finally {
             tookNanos = System.nanoTime() - started;
         }
     }
 
-    /** The fallback's answer (computed now if it was not prepared), or its own refusal. */
+    /** The fallback's answer (computed now if it was not prepared), or what it threw. */
     GroupAssignment answer() {
         prepare();
         if (refused != null) {
