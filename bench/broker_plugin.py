@@ -36,7 +36,8 @@ group on lagassign's answer), ``min_moves_on_join`` (the joiner's share: what an
 count-balanced assignment must move), ``moved_from_uniform`` (the same, for the first
 lagassign answer after ``uniform``'s), and ``held_ms_max`` (the longest assignment while
 the sidecar accepts connections and never answers), beside ``plugin_ms_max`` (the plugin's
-own time before it fell back), ``kafka_own_ms`` (Kafka's own time on the same changes:
+own time before it fell back), ``fallback_ms`` (the fallback assignor's own time in each,
+prepared while the sidecar was asked), ``kafka_own_ms`` (Kafka's own time on the same changes:
 the coordinator's time with nothing listening at the sidecar's address, less the plugin's)
 and ``held_past_deadline_ms`` (``held_ms_max`` less the deadline and the median of
 ``kafka_own_ms``: what the plugin held past its deadline). The sidecar's own side of the same

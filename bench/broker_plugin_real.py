@@ -427,9 +427,9 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                 flush=True,
             )
         # The coordinator's time around the plugin's call (building the spec, the records of
-        # the new target assignment) and the fallback's own are Kafka's: measured on the same
-        # changes with nothing listening at the sidecar's address (the plugin falls back within
-        # a few milliseconds), less the plugin's own time before it fell back.
+        # the new target assignment) is Kafka's own: measured on the same changes with nothing
+        # listening at the sidecar's address (the plugin falls back within a few milliseconds),
+        # less the plugin's own time before it fell back (the fallback's answer prepared in it).
         nowhere = f"http://127.0.0.1:{free_port()}"
         down = [
             c["ms"] - (c["plugin_ms"] or 0)

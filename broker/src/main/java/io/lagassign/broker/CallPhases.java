@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * When each step of one call ended, counted from the coordinator's call: the plugin's thread
- * taking the work (after the coordinator's thread read the group's spec), the request built, the sidecar's answer received, the answer read and checked.
+ * taking the work (after the coordinator's thread read the group's spec), the request built, the
+ * sidecar's answer received, the answer read and checked.
  * Building and reading also say how much of their time was the plugin thread's own CPU, so a step
  * slow for want of a core is told from one slow in itself. Written by the plugin's thread, read by
  * the coordinator's (a timed-out call says how far it got). As a log argument it is written out
