@@ -204,15 +204,7 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
         // Read here, on the coordinator's thread, and nowhere else: Kafka's spec is not safe to read
         // from two threads at once (its topic-id resolver caches in a plain HashMap), and the
         // fallback reads it below while the plugin's thread works on this copy.
-        GroupView view;
-        try {
-            view = GroupView.of(spec, describer);
-        } catch (FallbackException e) {
-            if (e.fault() == Fault.METADATA) {
-                plugin.breaker().release();
-            }
-            throw e;
-        }
+        GroupView view = GroupView.of(spec, describer);
         if (view.isEmpty()) {
             return new Outcome(null, true, 0);
         }
