@@ -13,7 +13,7 @@ from lagassign.groups.rates import group_rates
 from lagassign.groups.report import group_report
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
-from lagassign.lagview.time_lag import StallClock
+from lagassign.lagview.time_lag import StallClock, stamp, unstamped
 from lagassign.rates.window import RateWindow
 from tests.service.group_builders import member
 
@@ -135,16 +135,21 @@ def test_the_metric_counts_every_partition_behind() -> None:
 
 def test_a_record_timestamp_only_ever_moves_the_clock_back() -> None:
     clock = StallClock()
-    clock.observe(shot(100, 500, 900))
-    wanted = clock.unstamped(64)
+    staged = {"g": clock.observed(shot(100, 500, 900))}
+    assert clock.since("g", "t", 0) is None  # staged, not kept: nobody sees it yet
+    wanted = unstamped(staged, 64)
     assert wanted == {("t", 0): 500}
     written_ms = round((T0 - timedelta(hours=1)).timestamp() * 1000)
-    clock.stamp(wanted, {("t", 0): written_ms})
+    stamp(staged, wanted, {("t", 0): written_ms})
+    clock.keep(staged)
     assert clock.since("g", "t", 0) == T0 - timedelta(hours=1)
-    assert clock.unstamped(64) == {}  # asked once per stall
+    staged = {"g": clock.observed(shot(150, 500, 950))}
+    assert unstamped(staged, 64) == {}  # asked once per stall
+    clock.keep(staged)
     # A record stamped after the first sighting (a producer's clock ahead) changes nothing.
-    clock.observe(shot(200, 600, 1000))
+    staged = {"g": clock.observed(shot(200, 600, 1000))}
     later_ms = round((T0 + timedelta(hours=1)).timestamp() * 1000)
-    clock.stamp(clock.unstamped(64), {("t", 0): later_ms})
+    stamp(staged, unstamped(staged, 64), {("t", 0): later_ms})
+    clock.keep(staged)
     assert clock.since("g", "t", 0) == T0 + timedelta(seconds=200)
     assert clock.worst_at_least(shot(260, 600, 1100)) == 60.0

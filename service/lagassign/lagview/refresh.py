@@ -42,7 +42,6 @@ from lagassign.lagview.kafka.clients import (
     failure_text,
 )
 from lagassign.lagview.kafka.groups import CONSUMER
-from lagassign.lagview.kafka.record_times import MAX_PARTITIONS_PER_READ
 from lagassign.lagview.listeners import Refresh, RefreshListener
 from lagassign.lagview.snapshot import GroupSnapshot
 from lagassign.lagview.store import SnapshotStore
@@ -192,21 +191,13 @@ class RefreshLoop:
             for t in sorted(topics)
             if t in offsets and offsets[t].error and offsets[t].exists
         ]
-        fresh = store.publish(reads, offsets, as_of)
+        fresh = await store.publish(reads, offsets, as_of)
         store.forget_untracked(set(group_ids))
-        await self._stamp_stalls()
         errors += await self._index_consumer_groups(opened)
         self.kafka_up = True
         self.first_snapshot_loaded = True
         self.last_refresh_ok = store.clock()
         return errors, fresh
-
-    async def _stamp_stalls(self) -> None:
-        """Start the time-lag floor of new stalls at their records' timestamps (time_lag.py)."""
-        stalls = self.store.stalls
-        wanted = stalls.unstamped(MAX_PARTITIONS_PER_READ)
-        if wanted:
-            stalls.stamp(wanted, await self.clients.record_timestamps(wanted))
 
     async def _index_consumer_groups(self, opened: OpenClients) -> list[str]:
         """Rebuild the member index and topic names; the error, if the topic ids failed.

@@ -24,9 +24,10 @@ from lagassign.lagview.errors import InvalidLagViewSettings
 from lagassign.lagview.kafka.clients import KAFKA_FAILURES, GroupRead, KafkaClients, failure_text
 from lagassign.lagview.kafka.groups import ListedGroup
 from lagassign.lagview.kafka.offsets import TopicOffsets
+from lagassign.lagview.kafka.record_times import MAX_PARTITIONS_PER_READ
 from lagassign.lagview.rules import ISOLATION_LEVELS, RESET_POLICIES, Isolation, ResetPolicy
 from lagassign.lagview.snapshot import GroupSnapshot
-from lagassign.lagview.time_lag import StallClock
+from lagassign.lagview.time_lag import StallClock, stamp, unstamped
 from lagassign.lagview.tracking import GroupTracking
 
 log = logging.getLogger(__name__)
@@ -157,25 +158,29 @@ class SnapshotStore:
             if read.error is None:
                 self._group_topics[read.group_id] = frozenset(read.topics())
 
-    def publish(
+    async def publish(
         self, reads: Iterable[GroupRead], offsets: Mapping[str, TopicOffsets], as_of: datetime
     ) -> list[GroupSnapshot]:
         """Store one snapshot per read group, all at once; the fresh ones (read without error).
 
-        A snapshot read on demand after this refresh started is newer, and kept.
+        The stalls the fresh ones show are stamped with their records' time first
+        (:mod:`lagassign.lagview.time_lag`), so a reader never sees a backlog's floor
+        start from 0 while its records say how old it is. A snapshot read on demand
+        after this refresh started is newer, and kept.
         """
-        published: dict[str, GroupSnapshot] = {}
-        fresh: list[GroupSnapshot] = []
-        for read in reads:
-            previous = self._snapshots.get(read.group_id)
-            if previous is not None and previous.error is None and previous.as_of > as_of:
-                continue
-            snapshot = published[read.group_id] = self.snapshot_of(read, offsets, as_of)
-            if snapshot.error is None:
-                self.stalls.observe(snapshot)
-                fresh.append(snapshot)
+        built = {read.group_id: self.snapshot_of(read, offsets, as_of) for read in reads}
+        staged = {g: self.stalls.observed(s) for g, s in built.items() if s.error is None}
+        wanted = unstamped(staged, MAX_PARTITIONS_PER_READ)
+        if wanted:
+            stamp(staged, wanted, await self._clients.record_timestamps(wanted))
+        published = {g: s for g, s in built.items() if not self._newer(g, as_of)}
         self._replace(published)
-        return fresh
+        self.stalls.keep({g: staged[g] for g in published if g in staged})
+        return [s for s in published.values() if s.error is None]
+
+    def _newer(self, group_id: str, as_of: datetime) -> bool:
+        previous = self._snapshots.get(group_id)
+        return previous is not None and previous.error is None and previous.as_of > as_of
 
     def snapshot_of(
         self, read: GroupRead, offsets: Mapping[str, TopicOffsets], as_of: datetime

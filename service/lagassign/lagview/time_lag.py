@@ -14,8 +14,11 @@ every partition that is behind, a time lag it is *at least*:
 - **the records' timestamps**: the first time the view sees a stall, it reads the
   timestamp of the record at the committed offset (:mod:`lagassign.lagview.kafka.record_times`,
   once per stall, at most 64 partitions a refresh); that record was written when the
-  log end passed the offset, so the clock starts there when it is earlier. After a
-  restart a backlog's bound is its full age from the first refresh that reads it.
+  log end passed the offset, so the clock starts there when it is earlier. A refresh
+  reads them before it publishes the snapshots that show the stalls (the store stages
+  the clocks with :meth:`StallClock.observed`, :func:`stamp` and keeps them with the
+  snapshots), so after a restart a backlog's bound is its full age from the first
+  snapshot a reader sees.
 - the same from the window's own points: when every log end the window holds
   is above the committed offset, the time lag is at least the window's span
   (:func:`window_floor_s`).
@@ -31,7 +34,7 @@ the rate window says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from lagassign.lagview.snapshot import GroupSnapshot, PartitionLag
@@ -40,6 +43,8 @@ TopicPartition = tuple[str, int]
 #: A behind partition's committed offset (``None``: no commit), since when it has been
 #: behind there, and whether the timestamp of the record at that offset was asked for.
 Stall = tuple[int | None, datetime, bool]
+#: One group's stalls, by partition.
+Stalls = dict[TopicPartition, Stall]
 
 
 class StallClock:
@@ -50,12 +55,12 @@ class StallClock:
     """
 
     def __init__(self) -> None:
-        self._groups: dict[str, dict[TopicPartition, Stall]] = {}
+        self._groups: dict[str, Stalls] = {}
 
-    def observe(self, snapshot: GroupSnapshot) -> None:
-        """Start, keep or stop the clock of each partition of a freshly read snapshot."""
+    def observed(self, snapshot: GroupSnapshot) -> Stalls:
+        """The group's stalls once ``snapshot`` is seen, not kept yet (:meth:`keep`)."""
         old = self._groups.get(snapshot.group_id, {})
-        new: dict[TopicPartition, Stall] = {}
+        new: Stalls = {}
         for p in snapshot.partitions:
             key = (p.topic, p.partition)
             kept = old.get(key)
@@ -70,40 +75,25 @@ class StallClock:
                 new[key] = kept
             else:
                 new[key] = (p.current_offset, snapshot.as_of, p.current_offset is None)
-        if new:
-            self._groups[snapshot.group_id] = new
-        else:
-            self._groups.pop(snapshot.group_id, None)
+        return new
+
+    def keep(self, staged: Mapping[str, Stalls]) -> None:
+        """Make each group's stalls of ``staged`` the clock's (a group without any is dropped)."""
+        for group_id, stalls in staged.items():
+            if stalls:
+                self._groups[group_id] = stalls
+            else:
+                self._groups.pop(group_id, None)
+
+    def observe(self, snapshot: GroupSnapshot) -> None:
+        """Start, keep or stop the clock of each partition of a freshly read snapshot."""
+        self.keep({snapshot.group_id: self.observed(snapshot)})
 
     def forget_all_but(self, groups: Iterable[str]) -> None:
         """Drop the clocks of every group not in ``groups``."""
         keep = set(groups)
         for group_id in [g for g in self._groups if g not in keep]:
             del self._groups[group_id]
-
-    def unstamped(self, limit: int) -> dict[tuple[str, int], int]:
-        """Up to ``limit`` partitions (and committed offsets) whose record time was not asked."""
-        out: dict[tuple[str, int], int] = {}
-        for stalls in self._groups.values():
-            for key, (committed, _, stamped) in stalls.items():
-                if not stamped and committed is not None and len(out) < limit:
-                    out.setdefault(key, committed)
-        return out
-
-    def stamp(self, wanted: dict[tuple[str, int], int], found: dict[tuple[str, int], int]) -> None:
-        """Mark ``wanted`` as asked; where the record at the offset is older, start there.
-
-        ``found``: partition -> the record's timestamp in ms. A clock only moves back
-        (a record written before the view first saw the stall), never forward.
-        """
-        for stalls in self._groups.values():
-            for key, (committed, since, stamped) in list(stalls.items()):
-                if stamped or wanted.get(key) != committed:
-                    continue
-                written = found.get(key)
-                if written is not None:
-                    since = min(since, datetime.fromtimestamp(written / 1000, UTC))
-                stalls[key] = (committed, since, True)
 
     def since(self, group_id: str, topic: str, partition: int) -> datetime | None:
         """When the partition's committed offset was first seen where it is, behind."""
@@ -127,6 +117,36 @@ class StallClock:
     def worst_at_least(self, snapshot: GroupSnapshot) -> float:
         """The group's worst lower bound over every partition; 0 when none is behind."""
         return max(self.at_least(snapshot).values(), default=0.0)
+
+
+def unstamped(staged: Mapping[str, Stalls], limit: int) -> dict[TopicPartition, int]:
+    """Up to ``limit`` partitions (and committed offsets) whose record time was not asked."""
+    out: dict[TopicPartition, int] = {}
+    for stalls in staged.values():
+        for key, (committed, _, stamped) in stalls.items():
+            if not stamped and committed is not None and len(out) < limit:
+                out.setdefault(key, committed)
+    return out
+
+
+def stamp(
+    staged: Mapping[str, Stalls],
+    wanted: Mapping[TopicPartition, int],
+    found: Mapping[TopicPartition, int],
+) -> None:
+    """Mark ``wanted`` as asked in ``staged``; where the record at the offset is older, start there.
+
+    ``found``: partition -> the record's timestamp in ms. A clock only moves back
+    (a record written before the view first saw the stall), never forward.
+    """
+    for stalls in staged.values():
+        for key, (committed, since, stamped) in list(stalls.items()):
+            if stamped or wanted.get(key) != committed:
+                continue
+            written = found.get(key)
+            if written is not None:
+                since = min(since, datetime.fromtimestamp(written / 1000, UTC))
+            stalls[key] = (committed, since, True)
 
 
 def _behind(p: PartitionLag) -> bool:
