@@ -205,4 +205,6 @@ def test_consumer_group_describe_v0_reads_kafkas_layout() -> None:
     assert described.topic_ids == {id0: "t0", id1: "t1"}
     assert [m.member_id for m in described.members] == ["m-0", "m-1"]
     assert described.members[1].assignment == {"t0": (1,), "t1": (0, 2)}
+    # What the coordinator gives the assignor as owned: the target assignment.
+    assert described.members[1].owned == {"t0": (1, 3)}
     assert described.members[1].rack == "eu-1a"

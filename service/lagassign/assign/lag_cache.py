@@ -137,21 +137,17 @@ class LagCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, group_id: str, inputs: LagInputs) -> LagSource | None:
-        """The lag kept for the group when it was computed from ``inputs``, else None."""
+    def get(self, group_id: str, inputs: LagInputs, *, counted: bool = True) -> LagSource | None:
+        """The lag kept for the group when it was computed from ``inputs``, else None
+        (counted as a request's hit or miss unless ``counted`` is false)."""
         key = (group_id, inputs.members)
         kept = self._kept.get(key)
         if kept is None or not kept[0].same_as(inputs):
-            self.misses += 1
+            self.misses += counted
             return None
         self._kept.move_to_end(key)
-        self.hits += 1
+        self.hits += counted
         return kept[1]
-
-    def has(self, group_id: str, inputs: LagInputs) -> bool:
-        """Whether a lag of ``inputs`` is kept (not counted as a hit or a miss)."""
-        kept = self._kept.get((group_id, inputs.members))
-        return kept is not None and kept[0].same_as(inputs)
 
     def put(self, group_id: str, inputs: LagInputs, lag: LagSource) -> None:
         """Keep ``lag``, computed from ``inputs`` for the group."""

@@ -10,6 +10,9 @@ next rebalance is often a join or a leave), in a worker thread and a task of its
 :class:`~lagassign.assign.lag_cache.LagCache`. The broker plugin's next call for the
 group then finds it: a lookup instead of a walk of every partition. A request that
 comes before it is ready computes it itself.
+
+For a group the broker plugin asks about, the warmer then answers the group's next join
+ahead (:mod:`lagassign.assign.answer_prepared`), over the lag it has just made ready.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from collections.abc import Sequence
 
 import msgspec
 
-from lagassign.assign.lag_cache import LagCache, lag_inputs, snapshot_lag
+from lagassign.assign.answer import compute_answer
+from lagassign.assign.answer_prepared import PreparedJoins, next_join
+from lagassign.assign.lag_cache import LagCache, LagInputs, LagModel, lag_inputs, snapshot_lag
+from lagassign.assign.lag_sources import LagSource
 from lagassign.assign.request import AssignRequest
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.reader import LagReader
@@ -31,11 +37,20 @@ log = logging.getLogger(__name__)
 class LagWarmer:
     """Computes the kept groups' lags anew after each refresh (see the module docstring)."""
 
-    def __init__(self, cache: LagCache, lag_view: LagReader) -> None:
+    def __init__(
+        self,
+        cache: LagCache,
+        lag_view: LagReader,
+        joins: PreparedJoins | None = None,
+        default_strategy: str = "balanced",
+    ) -> None:
         self.cache = cache
         self.lag_view = lag_view
+        self.joins = joins
+        self.default_strategy = default_strategy
         self._task: asyncio.Task[None] | None = None
         self.warmed = 0
+        self.joins_prepared = 0
 
     async def refreshed(self, refresh: Refresh) -> None:
         groups = [s.group_id for s in refresh.fresh if self.cache.warm(s.group_id) is not None]
@@ -64,17 +79,47 @@ class LagWarmer:
             asked = self.cache.warm(group_id)
             if asked is None:
                 continue
-            for request in around(asked.request):
-                inputs = lag_inputs(request, self.lag_view, asked.model)
-                if inputs is None or self.cache.has(group_id, inputs):
-                    continue
-                try:
-                    lag = await asyncio.to_thread(snapshot_lag, request, inputs, asked.model)
-                except Exception:  # a listener must not fail the refresh loop
-                    log.exception("the lag of group %r could not be computed ahead", group_id)
-                    break
-                self.cache.put(group_id, inputs, lag)
-                self.warmed += 1
+            try:
+                for request in around(asked.request):
+                    await self._lag_of(group_id, request, asked.model)
+                await self._prepare_join(group_id, asked.model)
+            except Exception:  # a listener must not fail the refresh loop
+                log.exception(
+                    "the lag or next join of group %r could not be computed ahead", group_id
+                )
+
+    async def _lag_of(
+        self, group_id: str, request: AssignRequest, model: LagModel | None
+    ) -> tuple[LagSource, LagInputs] | None:
+        """The lag of ``request`` (and its inputs) kept in the cache, computed (in a thread)
+        when it is not; None when the lag view does not cover the request."""
+        inputs = lag_inputs(request, self.lag_view, model)
+        if inputs is None:
+            return None
+        lag = self.cache.get(group_id, inputs, counted=False)
+        if lag is None:
+            lag = await asyncio.to_thread(snapshot_lag, request, inputs, model)
+            self.cache.put(group_id, inputs, lag)
+            self.warmed += 1
+        return lag, inputs
+
+    async def _prepare_join(self, group_id: str, model: LagModel | None) -> None:
+        """Answer the group's next join ahead, unless it is already answered over this lag."""
+        joins = self.joins
+        last = None if joins is None else joins.last(group_id)
+        snapshot = self.lag_view.snapshot(group_id)
+        if joins is None or last is None or snapshot is None:
+            return
+        request = next_join(last, snapshot)
+        if request is None:
+            return
+        found = await self._lag_of(group_id, request, model)
+        if found is None or joins.is_prepared(request, found[1]):
+            return
+        lag, inputs = found
+        answer = await asyncio.to_thread(compute_answer, request, lag, self.default_strategy)
+        joins.put(request, inputs, self.default_strategy, answer)
+        self.joins_prepared += 1
 
 
 def around(request: AssignRequest) -> list[AssignRequest]:

@@ -14,9 +14,10 @@ caller's :class:`Worker`: the HTTP route's runs it in a worker thread for a larg
 request, after waiting for its turn. The lag model and the metrics are handed in
 (:class:`~lagassign.assign.lag_cache.LagModel`, :class:`AnswerObserver`): their rooms
 sit above this one. The lag from the lag view's cached snapshot, after the model, is
-kept per group until its inputs change (:mod:`lagassign.assign.lag_cache`), and the
+kept per group until its inputs change (:mod:`lagassign.assign.lag_cache`), the
 group's last answer is served again for the same request over the same lag
-(:mod:`lagassign.assign.answer_reuse`).
+(:mod:`lagassign.assign.answer_reuse`), and the broker plugin's groups have their next
+join answered ahead (:mod:`lagassign.assign.answer_prepared`).
 
 A request whose client has gone is abandoned by the :class:`Worker` before each heavy
 step, and its answer, if already computed, is neither recorded nor observed.
@@ -32,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from lagassign.assign.answer import Answer, compute_answer
 from lagassign.assign.answer_forms import answer_body
 from lagassign.assign.answer_log import AnswerLog
+from lagassign.assign.answer_prepared import PreparedJoins
 from lagassign.assign.answer_reuse import AnswerReuse, Asked
 from lagassign.assign.collector import collector_paused
 from lagassign.assign.lag_cache import LagCache, LagInputs, LagModel, lag_inputs, snapshot_lag
@@ -78,6 +80,7 @@ class AssignParts:
     lag_model: LagModel | None = None
     lag_cache: LagCache | None = None
     answer_reuse: AnswerReuse | None = None
+    prepared_joins: PreparedJoins | None = None
 
 
 async def answer_rebalance(
@@ -109,13 +112,27 @@ async def answer_rebalance(
     if reuse is not None and inputs is not None and raw is not None:
         asked = Asked(bytes(raw), request.group_id, by_id, parts.default_strategy)
         found = reuse.get(asked, inputs)
+    joins = parts.prepared_joins if by_id is not None else None
     if found is not None:
         answer, body = found
         topics = subscribed_topics(request)
+    elif joins is not None and inputs is not None:
+        answer, body, topics = await worker.run(
+            "answer",
+            prepared_or_computed,
+            request,
+            lag,
+            parts.default_strategy,
+            by_id,
+            joins,
+            inputs,
+        )
     else:
         answer, body, topics = await worker.run(
             "answer", answer_body_topics, request, lag, parts.default_strategy, by_id
         )
+    if joins is not None:
+        joins.asked(request)
     if lag_view is not None:
         lag_view.track(request.group_id, topics)
     # Nobody reads the answer of a client that has gone: it must not become the group's last.
@@ -160,6 +177,23 @@ def answer_body_topics(
     view to track), in one call: each walks every topic, so neither holds the event loop."""
     answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
     return answer, body, subscribed_topics(request)
+
+
+def prepared_or_computed(
+    request: AssignRequest,
+    lag: LagSource,
+    default_strategy: str,
+    topic_ids: Mapping[str, str],
+    joins: PreparedJoins,
+    inputs: LagInputs,
+) -> tuple[Answer, bytes, frozenset[str]]:
+    """The group's prepared join when ``request`` is it (:mod:`.answer_prepared`), else
+    :func:`answer_body_topics`."""
+    prepared = joins.take(request, inputs, default_strategy)
+    if prepared is None:
+        return answer_body_topics(request, lag, default_strategy, topic_ids)
+    with collector_paused():
+        return prepared, answer_body(prepared, topic_ids), subscribed_topics(request)
 
 
 def answer_and_body(

@@ -121,6 +121,7 @@ async def assign(
         lag_model=lag_model,
         lag_cache=None if caches is None else caches.lags,
         answer_reuse=None if caches is None else caches.answers,
+        prepared_joins=None if caches is None else caches.joins,
     )
     turn = Turn(heavy)
     try:

@@ -92,7 +92,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
     warmer: LagWarmer | None = None
     if caches is not None and isinstance(lag_view, RefreshLoop):
         # Last: it reads the rate window this refresh has just filled.
-        warmer = LagWarmer(caches.lags, lag_view)
+        warmer = LagWarmer(caches.lags, lag_view, caches.joins, settings.default_strategy)
         lag_view.listeners.append(warmer)
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)

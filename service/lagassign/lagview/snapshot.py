@@ -54,7 +54,8 @@ class MemberDescription:
     stable or uses a protocol whose assignment cannot be decoded.
 
     A member of a consumer-protocol group (``ConsumerGroupDescribe``) also has
-    its ``rack``, its ``subscribed_topics`` and its ``member_epoch``.
+    its ``rack``, its ``subscribed_topics`` and its ``member_epoch``; its ``owned`` is
+    its target assignment (what the coordinator gives the assignor as owned).
 
     A classic member's ``subscribed_topics``, ``owned``, ``generation`` and
     ``rack`` come from its subscription bytes (the consumer protocol's member

@@ -372,17 +372,17 @@ def consumer_group_answer(group: DescribedConsumerGroup) -> GroupDescription:
     """A ``ConsumerGroupDescribe`` group -> :class:`GroupDescription`.
 
     Each member's live assignment is its current ``Assignment`` (what
-    ``kafka-consumer-groups --describe`` shows), by topic name.
+    ``kafka-consumer-groups --describe`` shows), by topic name; its ``owned`` is its
+    ``TargetAssignment``, what the coordinator tells the assignor the member owns at
+    the group's next epoch.
     """
     topic_ids: dict[str, str] = {}
     members = []
     for m in group.members:
-        assignment = {}
         for t in (*m.assignment, *m.target_assignment):
             topic_ids[t.topic_id] = t.topic
-        for t in m.assignment:
-            if t.partitions:
-                assignment[t.topic] = t.partitions
+        assignment = {t.topic: t.partitions for t in m.assignment if t.partitions}
+        target = {t.topic: t.partitions for t in m.target_assignment if t.partitions}
         members.append(
             MemberDescription(
                 member_id=m.member_id,
@@ -393,6 +393,7 @@ def consumer_group_answer(group: DescribedConsumerGroup) -> GroupDescription:
                 rack=m.rack,
                 subscribed_topics=tuple(sorted(set(m.subscribed_topics) - {NUDGE_TOPIC})),
                 member_epoch=m.member_epoch,
+                owned=target,
             )
         )
     members.sort(key=lambda m: m.member_id)
