@@ -50,9 +50,10 @@ account of the same calls (its steps, logged at DEBUG): ``plugin_answered``,
 ``plugin_steps_ms_p50`` (each step's p50 over the calls that finished it: the wait for the
 plugin's thread, building the request, the sidecar's answer, reading it),
 ``plugin_steps_cpu_ms_p50`` (the plugin thread's own CPU in building and reading),
-``plugin_abandoned_in`` (the step each timed-out call was in) and
-``sidecar_steps_ms_p50`` (the sidecar's own steps of the answered calls, from its
-``Server-Timing``: read, turn, parse, lag, answer, total). Then one line
+``plugin_abandoned_in`` (the step each timed-out call was in), ``plugin_calls`` (each
+call's steps, in the order of the log) and ``sidecar_steps_ms_p50`` (the sidecar's own
+steps of the answered calls, from its ``Server-Timing``: read, turn, parse, lag, answer,
+total). Then one line
 for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts built
 in the bench's own process over the same broker and group, and how late a 5 ms sleep
 on the loop the routes run on wakes while the lag view refreshes (``--probe-s`` long).

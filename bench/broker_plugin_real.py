@@ -149,11 +149,16 @@ def plugin_steps(text: str) -> dict[str, Any]:
     taken: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     stuck: dict[str, int] = {}
+    calls: list[dict[str, float | str]] = []
     for steps in STEPS.finditer(text):
+        call: dict[str, float | str] = {}
+        calls.append(call)
         for found in STEP.finditer(steps[0]):
             if found[4] is not None:
                 stuck[found[4]] = stuck.get(found[4], 0) + 1
+                call["abandoned"] = found[4]
                 continue
+            call[found[1]] = float(found[2])
             taken.setdefault(found[1], []).append(float(found[2]))
             if found[3] is not None:
                 cpu.setdefault(found[1], []).append(float(found[3]))
@@ -163,6 +168,7 @@ def plugin_steps(text: str) -> dict[str, Any]:
         "plugin_steps_cpu_ms_p50": {k: percentile(v, 0.5) for k, v in cpu.items()},
         "plugin_abandoned_in": stuck,
         "sidecar_steps_ms_p50": {k: percentile(v, 0.5) for k, v in sidecar.items()},
+        "plugin_calls": calls,
     }
 
 

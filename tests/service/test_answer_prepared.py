@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
 
 from lagassign.assign.answer import compute_answer
 from lagassign.assign.answer_log import AnswerLog
@@ -30,6 +31,7 @@ from lagassign.assign.request import AssignRequest, parse_assign_request
 from lagassign.assign.topic_ids import resolve_topic_ids
 from lagassign.lagview.listeners import Refresh
 from lagassign.lagview.snapshot import GroupSnapshot, MemberDescription
+from lagassign.metrics.prepared import PreparedJoinsCollector
 from lagassign.rates.lag_models import DrainModel
 from lagassign.rates.window import RateWindow
 from tests.service.fake_lag_view import FakeLagView, snapshot_of
@@ -206,6 +208,12 @@ async def test_a_join_on_a_fallback_layout_is_served_the_answer_prepared_for_it(
     computed = await cold.answer(plugin_body([*MEMBERS, "m-new"], FALLBACK))
     assert cold.joins.served == 0
     assert answer["stats"]["max_lag"] == computed["stats"]["max_lag"]
+    # What an operator scrapes.
+    registry = CollectorRegistry()
+    registry.register(PreparedJoinsCollector(sidecar.warmer, sidecar.joins))
+    text = generate_latest(registry).decode()
+    assert 'lagassign_prepared_joins_total{outcome="prepared"} 1.0' in text
+    assert 'lagassign_prepared_joins_total{outcome="served"} 1.0' in text
 
 
 @pytest.mark.parametrize(

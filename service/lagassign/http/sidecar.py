@@ -37,6 +37,7 @@ from lagassign.lagview.view import LagView
 from lagassign.metrics import ServiceMetrics, service_metrics
 from lagassign.metrics.advice import AdviceCollector
 from lagassign.metrics.nudge import NudgeCollector
+from lagassign.metrics.prepared import PreparedJoinsCollector
 from lagassign.rates.lag_models import lag_model_of
 from lagassign.rates.window import RateWindow
 from lagassign.settings import Settings
@@ -94,6 +95,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         # Last: it reads the rate window this refresh has just filled.
         warmer = LagWarmer(caches.lags, lag_view, caches.joins, settings.default_strategy)
         lag_view.listeners.append(warmer)
+        metrics.registry.register(PreparedJoinsCollector(warmer, caches.joins))
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
         advice.watch(lag_view)
