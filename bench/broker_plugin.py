@@ -45,7 +45,8 @@ calls, from its ``/metrics`` over the case: ``sidecar_answers``, ``sidecar_answe
 and ``sidecar_answers_within_ms`` (how many ``lagassign_assign_duration_seconds`` saw
 within each bucket bound, from the body's arrival to the answer's bytes), and
 ``sidecar_refresh_ms_mean`` (the lag refreshes meanwhile, every 2 s unless
-``--refresh-interval-s`` says otherwise). The plugin's own
+``--refresh-interval-s`` says otherwise), ``sidecar_joins_prepared`` and
+``sidecar_joins_served`` (its joins answered ahead, and those a call took). The plugin's own
 account of the same calls (its steps, logged at DEBUG): ``plugin_answered``,
 ``plugin_steps_ms_p50`` (each step's p50 over the calls that finished it: the wait for the
 plugin's thread, building the request, the sidecar's answer, reading it),

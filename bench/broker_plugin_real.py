@@ -38,6 +38,10 @@ TOPICS = 10
 HOT_PER_TOPIC = 10
 HOT_RECORDS = 50
 SETTLE_S = 300.0
+#: A settle's round: every member polled once, then this long asleep; the owners read every
+#: few rounds (:func:`settle`).
+SETTLE_ROUND_S = 0.02
+ROUNDS_PER_LOOK = 5
 CYCLES = 3
 #: The longest the members' closing may take, all of them together.
 CLOSE_S = 30.0
@@ -100,21 +104,34 @@ class Hung:
 def owners(members: list[Any]) -> dict[tuple[str, int], str]:
     out: dict[tuple[str, int], str] = {}
     for consumer in members:
+        member = consumer.memberid()
         for tp in consumer.assignment():
-            out[(tp.topic, tp.partition)] = consumer.memberid()
+            out[(tp.topic, tp.partition)] = member
     return out
 
 
 def settle(members: list[Any], partitions: int) -> dict[tuple[str, int], str]:
-    """Poll every member until each partition has one owner and every member some (bounded)."""
+    """Poll every member until each partition has one owner and every member some (bounded).
+
+    The members stand in for consumers on other machines, so the loop must not take a core
+    from the broker and the sidecar while the plugin's call it waits for runs: each round
+    polls every member without waiting, then sleeps :data:`SETTLE_ROUND_S`; every
+    :data:`ROUNDS_PER_LOOK` rounds the members' partition counts are read, and the owners
+    (a dictionary entry per partition) only once the counts add up.
+    """
     deadline = time.monotonic() + SETTLE_S
+    rounds = 0
     while time.monotonic() < deadline:
         for consumer in members:
-            consumer.poll(0.002)
-        state = owners(members)
-        held = sum(len(c.assignment()) for c in members)
-        if len(state) == partitions == held and all(c.assignment() for c in members):
-            return state
+            consumer.poll(0)
+        rounds += 1
+        if rounds % ROUNDS_PER_LOOK == 0:
+            held = [len(c.assignment()) for c in members]
+            if sum(held) == partitions and all(held):
+                state = owners(members)
+                if len(state) == partitions:
+                    return state
+        time.sleep(SETTLE_ROUND_S)
     raise TimeoutError(f"{len(members)} members did not settle on {partitions} partitions")
 
 
@@ -123,10 +140,15 @@ def moved(before: dict[tuple[str, int], str], after: dict[tuple[str, int], str])
 
 
 def scraped(url: str) -> dict[str, float]:
-    """The sidecar's ``/metrics`` samples of the answers' and refreshes' histograms."""
+    """The sidecar's ``/metrics`` samples of the answers' and refreshes' histograms, and of
+    its prepared joins."""
     import httpx
 
-    wanted = ("lagassign_assign_duration_seconds", "lagassign_lag_refresh_duration_seconds")
+    wanted = (
+        "lagassign_assign_duration_seconds",
+        "lagassign_lag_refresh_duration_seconds",
+        "lagassign_prepared_joins_total",
+    )
     out: dict[str, float] = {}
     for line in httpx.get(f"{url}/metrics", timeout=30.0).text.splitlines():
         if line.startswith(wanted):
@@ -153,6 +175,10 @@ def plugin_steps(text: str) -> dict[str, Any]:
     for steps in STEPS.finditer(text):
         call: dict[str, float | str] = {}
         calls.append(call)
+        own = SIDECAR_STEPS.search(steps[0])
+        total = None if own is None else re.search(r"total ([\d.]+)", own[1])
+        if total is not None:
+            call["its own total"] = float(total[1])
         for found in STEP.finditer(steps[0]):
             if found[4] is not None:
                 stuck[found[4]] = stuck.get(found[4], 0) + 1
@@ -195,6 +221,10 @@ def sidecar_figures(before: dict[str, float], after: dict[str, float]) -> dict[s
         "sidecar_refresh_ms_mean": round(
             1000 * delta("lagassign_lag_refresh_duration_seconds_sum") / max(1.0, refreshes), 1
         ),
+        "sidecar_joins_prepared": round(
+            delta('lagassign_prepared_joins_total{outcome="prepared"}')
+        ),
+        "sidecar_joins_served": round(delta('lagassign_prepared_joins_total{outcome="served"}')),
     }
 
 
