@@ -38,10 +38,6 @@ TOPICS = 10
 HOT_PER_TOPIC = 10
 HOT_RECORDS = 50
 SETTLE_S = 300.0
-#: A settle's round: every member polled once, then this long asleep; the owners read every
-#: few rounds (:func:`settle`).
-SETTLE_ROUND_S = 0.02
-ROUNDS_PER_LOOK = 5
 CYCLES = 3
 #: The longest the members' closing may take, all of them together.
 CLOSE_S = 30.0
@@ -115,23 +111,18 @@ def settle(members: list[Any], partitions: int) -> dict[tuple[str, int], str]:
 
     The members stand in for consumers on other machines, so the loop must not take a core
     from the broker and the sidecar while the plugin's call it waits for runs: each round
-    polls every member without waiting, then sleeps :data:`SETTLE_ROUND_S`; every
-    :data:`ROUNDS_PER_LOOK` rounds the members' partition counts are read, and the owners
-    (a dictionary entry per partition) only once the counts add up.
+    reads the members' partition counts only, and the owners (a dictionary entry per
+    partition) once the counts add up.
     """
     deadline = time.monotonic() + SETTLE_S
-    rounds = 0
     while time.monotonic() < deadline:
         for consumer in members:
-            consumer.poll(0)
-        rounds += 1
-        if rounds % ROUNDS_PER_LOOK == 0:
-            held = [len(c.assignment()) for c in members]
-            if sum(held) == partitions and all(held):
-                state = owners(members)
-                if len(state) == partitions:
-                    return state
-        time.sleep(SETTLE_ROUND_S)
+            consumer.poll(0.002)
+        held = [len(c.assignment()) for c in members]
+        if sum(held) == partitions and all(held):
+            state = owners(members)
+            if len(state) == partitions:
+                return state
     raise TimeoutError(f"{len(members)} members did not settle on {partitions} partitions")
 
 
