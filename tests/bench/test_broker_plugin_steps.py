@@ -26,6 +26,16 @@ def test_the_steps_of_answered_and_abandoned_calls_and_the_sidecars_own() -> Non
     assert figures["sidecar_steps_ms_p50"]["parse"] == 3.1
     assert figures["sidecar_steps_ms_p50"]["total"] == 25.02
     assert set(figures["sidecar_steps_ms_p50"]) == {"read", "parse", "turn", "answer", "total"}
+    # Each call, in the order of the log.
+    first, abandoned, third = figures["plugin_calls"]
+    assert first["sidecar answered"] == 38.0
+    assert first["its own steps"] == "read 0.41, parse 3.10, turn 0.02, answer 20.31, total 25.02"
+    assert abandoned == {
+        "waited for the plugin's thread": 0.2,
+        "request built": 9.0,
+        "abandoned": "the sidecar had not answered",
+    }
+    assert "answer 30.31" in third["its own steps"]
 
 
 def test_a_log_without_calls_has_no_figures() -> None:
@@ -35,4 +45,5 @@ def test_a_log_without_calls_has_no_figures() -> None:
         "plugin_steps_cpu_ms_p50": {},
         "plugin_abandoned_in": {},
         "sidecar_steps_ms_p50": {},
+        "plugin_calls": [],
     }

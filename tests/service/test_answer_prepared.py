@@ -16,6 +16,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
@@ -266,3 +267,16 @@ def test_a_member_the_last_request_did_not_have_leaves_the_next_join_unknown() -
     assert predicted is not None
     assert [m.member_id for m in predicted.members] == [*MEMBERS, NEWCOMER]
     assert [m.owned for m in predicted.members] == [*FALLBACK.values(), {}]
+
+
+def test_the_groups_kept_are_bounded_by_count_and_partitions() -> None:
+    sidecar = Sidecar()
+    sidecar.view.consumer_index.rebuild({GROUP: MEMBERS}, {i: t for t, i in TOPIC_IDS.items()})
+    last = sidecar.named(plugin_body(MEMBERS, {}))  # 10 partitions
+    joins = PreparedJoins(max_groups=3, max_partitions=25)
+    for group in ["a", "b", "c"]:
+        joins.asked(msgspec.structs.replace(last, group_id=group))
+    assert [g for g in "abc" if joins.last(g) is not None] == ["b", "c"]  # 30 > 25
+    joins.asked(msgspec.structs.replace(last, group_id="b"))  # asked again: the newest
+    joins.asked(msgspec.structs.replace(last, group_id="d"))
+    assert [g for g in "abcd" if joins.last(g) is not None] == ["b", "d"]

@@ -22,7 +22,9 @@ that is the newcomer in everything but its id, over the same lag
 then serves with the newcomer's id put in (an answer for one joiner is an answer for any
 joiner with the same subscription and rack); its statistics are computed for the request
 as it came. Anything else (a leave, two joins, a member that changed) is computed as
-always. One prepared join is kept per group, for at most ``max_groups`` groups.
+always. One prepared join (and the group's last request) is kept per group, for at most
+``max_groups`` groups and ``max_partitions`` partitions of their requests in all (the
+least recently asked group goes first).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from lagassign.lagview.snapshot import GroupSnapshot
 #: The member id the prepared join's newcomer has until a real one takes its place.
 NEWCOMER = "lagassign-next-joiner"
 DEFAULT_MAX_GROUPS = 64
+DEFAULT_MAX_PARTITIONS = 1_000_000
 
 
 def next_join(last: AssignRequest, snapshot: GroupSnapshot) -> AssignRequest | None:
@@ -84,6 +87,10 @@ class PreparedJoin:
     answer: Answer
 
 
+def _size(request: AssignRequest) -> int:
+    return sum(request.partitions.values())
+
+
 def _without_members(request: AssignRequest) -> AssignRequest:
     return msgspec.structs.replace(request, members=[])
 
@@ -91,19 +98,30 @@ def _without_members(request: AssignRequest) -> AssignRequest:
 class PreparedJoins:
     """Each group's prepared join (see the module docstring)."""
 
-    def __init__(self, max_groups: int = DEFAULT_MAX_GROUPS) -> None:
+    def __init__(
+        self, max_groups: int = DEFAULT_MAX_GROUPS, max_partitions: int = DEFAULT_MAX_PARTITIONS
+    ) -> None:
         self.max_groups = max_groups
+        self.max_partitions = max_partitions
         self._prepared: OrderedDict[str, PreparedJoin] = OrderedDict()
         self._last: OrderedDict[str, AssignRequest] = OrderedDict()
+        self._partitions = 0
         self.served = 0
 
     def asked(self, request: AssignRequest) -> None:
         """Remember the broker plugin's (named) request as its group's last."""
+        self._forget(request.group_id, keep_prepared=True)
         self._last[request.group_id] = request
-        self._last.move_to_end(request.group_id)
-        while len(self._last) > self.max_groups:
-            dropped, _ = self._last.popitem(last=False)
-            self._prepared.pop(dropped, None)
+        self._partitions += _size(request)
+        while len(self._last) > self.max_groups or self._partitions > self.max_partitions:
+            self._forget(next(iter(self._last)))
+
+    def _forget(self, group_id: str, *, keep_prepared: bool = False) -> None:
+        last = self._last.pop(group_id, None)
+        if last is not None:
+            self._partitions -= _size(last)
+        if not keep_prepared:
+            self._prepared.pop(group_id, None)
 
     def last(self, group_id: str) -> AssignRequest | None:
         """The group's last request from the broker plugin, if one is kept."""
@@ -112,7 +130,10 @@ class PreparedJoins:
     def put(
         self, request: AssignRequest, inputs: LagInputs, default_strategy: str, answer: Answer
     ) -> None:
-        """Keep ``answer``, computed for ``request`` (from :func:`next_join`) over ``inputs``."""
+        """Keep ``answer``, computed for ``request`` (from :func:`next_join`) over ``inputs``,
+        unless its group's last request has been let go meanwhile."""
+        if request.group_id not in self._last:
+            return
         *members, newcomer = request.members
         self._prepared[request.group_id] = PreparedJoin(
             request,
