@@ -163,13 +163,9 @@ def plugin_steps(text: str) -> dict[str, Any]:
     """The plugin's own account of its calls in ``text`` (its DEBUG line for an answered
     call, its WARN for a timeout): each step's p50 over the calls that finished it, and
     for the abandoned ones the step they were in; and the sidecar's own steps' p50 over
-    the answered calls (the abandoned ones' answers never reach the plugin)."""
+    the answered calls (the abandoned ones' answers never reach the plugin); and each
+    call's steps, in the order of the log (``plugin_calls``)."""
     sidecar: dict[str, list[float]] = {}
-    for said in SIDECAR_STEPS.finditer(text):
-        for part in said[1].split(", "):
-            name, _, value = part.partition(" ")
-            if value.replace(".", "", 1).isdigit():
-                sidecar.setdefault(name, []).append(float(value))
     taken: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     stuck: dict[str, int] = {}
@@ -180,6 +176,10 @@ def plugin_steps(text: str) -> dict[str, Any]:
         own = SIDECAR_STEPS.search(steps[0])
         if own is not None:
             call["its own steps"] = own[1]
+            for part in own[1].split(", "):
+                name, _, value = part.partition(" ")
+                if value.replace(".", "", 1).isdigit():
+                    sidecar.setdefault(name, []).append(float(value))
         for found in STEP.finditer(steps[0]):
             if found[4] is not None:
                 stuck[found[4]] = stuck.get(found[4], 0) + 1

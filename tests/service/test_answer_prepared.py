@@ -178,7 +178,7 @@ def lag_of(sidecar: Sidecar, request: AssignRequest) -> LagSource:
 
 async def test_a_join_on_a_fallback_layout_is_served_the_answer_prepared_for_it() -> None:
     sidecar = await on_fallback_layout()
-    assert sidecar.warmer.joins_prepared == 1
+    assert sidecar.joins.prepared == 1
     answer = await sidecar.answer(plugin_body([*MEMBERS, "m-new"], FALLBACK))
     assert sidecar.joins.served == 1
     # Exactly what the sidecar computed for the predicted request, the newcomer renamed.
@@ -211,7 +211,7 @@ async def test_a_join_on_a_fallback_layout_is_served_the_answer_prepared_for_it(
     assert answer["stats"]["max_lag"] == computed["stats"]["max_lag"]
     # What an operator scrapes.
     registry = CollectorRegistry()
-    registry.register(PreparedJoinsCollector(sidecar.warmer, sidecar.joins))
+    registry.register(PreparedJoinsCollector(sidecar.joins))
     text = generate_latest(registry).decode()
     assert 'lagassign_prepared_joins_total{outcome="prepared"} 1.0' in text
     assert 'lagassign_prepared_joins_total{outcome="served"} 1.0' in text
@@ -240,9 +240,9 @@ async def test_anything_but_the_prepared_join_is_computed_as_always(body: bytes)
 
 async def test_a_refresh_prepares_the_join_again_over_its_lag() -> None:
     sidecar = await on_fallback_layout()
-    first = sidecar.warmer.joins_prepared
+    first = sidecar.joins.prepared
     await sidecar.refresh(FALLBACK)  # a new snapshot: new lag inputs
-    assert sidecar.warmer.joins_prepared == first + 1
+    assert sidecar.joins.prepared == first + 1
     await sidecar.answer(plugin_body([*MEMBERS, "m-new"], FALLBACK))
     assert sidecar.joins.served == 1
 
@@ -251,7 +251,7 @@ async def test_nothing_is_prepared_for_a_group_the_plugin_never_asked_about() ->
     sidecar = Sidecar()
     await sidecar.refresh(FALLBACK)
     await sidecar.refresh(FALLBACK)
-    assert sidecar.warmer.joins_prepared == 0
+    assert sidecar.joins.prepared == 0
     assert len(sidecar.joins) == 0
     await sidecar.answer(plugin_body([*MEMBERS, "m-new"], FALLBACK))  # cold: computed
     assert sidecar.joins.served == 0

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import msgspec
@@ -76,12 +75,9 @@ def next_join(last: AssignRequest, snapshot: GroupSnapshot) -> AssignRequest | N
 
 @dataclass(frozen=True, slots=True)
 class PreparedJoin:
-    """One group's prepared join: its request (and split for the check), its lag and answer."""
+    """One group's prepared join: its request (from :func:`next_join`), its lag and answer."""
 
     request: AssignRequest
-    members: Mapping[str, MemberIn]  # by id, the newcomer left out
-    newcomer: MemberIn
-    rest: AssignRequest  # the request without members
     inputs: LagInputs
     default_strategy: str
     answer: Answer
@@ -106,6 +102,8 @@ class PreparedJoins:
         self._prepared: OrderedDict[str, PreparedJoin] = OrderedDict()
         self._last: OrderedDict[str, AssignRequest] = OrderedDict()
         self._partitions = 0
+        #: Joins answered ahead, and calls served from them.
+        self.prepared = 0
         self.served = 0
 
     def asked(self, request: AssignRequest) -> None:
@@ -134,16 +132,8 @@ class PreparedJoins:
         unless its group's last request has been let go meanwhile."""
         if request.group_id not in self._last:
             return
-        *members, newcomer = request.members
-        self._prepared[request.group_id] = PreparedJoin(
-            request,
-            {m.member_id: m for m in members},
-            newcomer,
-            _without_members(request),
-            inputs,
-            default_strategy,
-            answer,
-        )
+        self._prepared[request.group_id] = PreparedJoin(request, inputs, default_strategy, answer)
+        self.prepared += 1
 
     def is_prepared(self, request: AssignRequest, inputs: LagInputs) -> bool:
         """Whether ``request`` (from :func:`next_join`) is answered ahead over ``inputs``."""
@@ -157,20 +147,22 @@ class PreparedJoins:
         kept = self._prepared.get(request.group_id)
         if (
             kept is None
-            or len(request.members) != len(kept.members) + 1
+            or len(request.members) != len(kept.request.members)
             or kept.default_strategy != default_strategy
             or not kept.inputs.same_as(inputs)
         ):
             return None
-        joiners = [m for m in request.members if m.member_id not in kept.members]
+        *members, newcomer = kept.request.members
+        mine = {m.member_id: m for m in members}
+        joiners = [m for m in request.members if m.member_id not in mine]
         if len(joiners) != 1:
             return None
         joiner = joiners[0]
-        if msgspec.structs.replace(joiner, member_id=NEWCOMER) != kept.newcomer:
+        if msgspec.structs.replace(joiner, member_id=NEWCOMER) != newcomer:
             return None
-        if any(m is not joiner and m != kept.members[m.member_id] for m in request.members):
+        if any(m is not joiner and m != mine[m.member_id] for m in request.members):
             return None
-        if _without_members(request) != kept.rest:
+        if _without_members(request) != _without_members(kept.request):
             return None
         self.served += 1
         return _for_joiner(kept.answer, request, joiner.member_id)

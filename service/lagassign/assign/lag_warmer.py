@@ -50,7 +50,6 @@ class LagWarmer:
         self.default_strategy = default_strategy
         self._task: asyncio.Task[None] | None = None
         self.warmed = 0
-        self.joins_prepared = 0
 
     async def refreshed(self, refresh: Refresh) -> None:
         groups = [s.group_id for s in refresh.fresh if self.cache.warm(s.group_id) is not None]
@@ -106,11 +105,10 @@ class LagWarmer:
     async def _prepare_join(self, group_id: str, model: LagModel | None) -> None:
         """Answer the group's next join ahead, unless it is already answered over this lag."""
         joins = self.joins
-        last = None if joins is None else joins.last(group_id)
-        snapshot = self.lag_view.snapshot(group_id)
-        if joins is None or last is None or snapshot is None:
+        if joins is None:
             return
-        request = next_join(last, snapshot)
+        last, snapshot = joins.last(group_id), self.lag_view.snapshot(group_id)
+        request = None if last is None or snapshot is None else next_join(last, snapshot)
         if request is None:
             return
         found = await self._lag_of(group_id, request, model)
@@ -119,7 +117,6 @@ class LagWarmer:
         lag, inputs = found
         answer = await asyncio.to_thread(compute_answer, request, lag, self.default_strategy)
         joins.put(request, inputs, self.default_strategy, answer)
-        self.joins_prepared += 1
 
 
 def around(request: AssignRequest) -> list[AssignRequest]:

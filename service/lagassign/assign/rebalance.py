@@ -112,24 +112,20 @@ async def answer_rebalance(
     if reuse is not None and inputs is not None and raw is not None:
         asked = Asked(bytes(raw), request.group_id, by_id, parts.default_strategy)
         found = reuse.get(asked, inputs)
+    # Only the broker plugin's groups have their next join answered ahead.
     joins = parts.prepared_joins if by_id is not None else None
     if found is not None:
         answer, body = found
         topics = subscribed_topics(request)
-    elif joins is not None and inputs is not None:
+    else:
         answer, body, topics = await worker.run(
             "answer",
-            prepared_or_computed,
+            answer_body_topics,
             request,
             lag,
             parts.default_strategy,
             by_id,
-            joins,
-            inputs,
-        )
-    else:
-        answer, body, topics = await worker.run(
-            "answer", answer_body_topics, request, lag, parts.default_strategy, by_id
+            None if joins is None or inputs is None else (joins, inputs),
         )
     if joins is not None:
         joins.asked(request)
@@ -172,28 +168,19 @@ def answer_body_topics(
     lag: LagSource,
     default_strategy: str,
     topic_ids: Mapping[str, str] | None = None,
+    prepared: tuple[PreparedJoins, LagInputs] | None = None,
 ) -> tuple[Answer, bytes, frozenset[str]]:
-    """:func:`answer_and_body`, and the topics the request subscribes to (for the lag
-    view to track), in one call: each walks every topic, so neither holds the event loop."""
-    answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
+    """:func:`answer_and_body`, or the group's join answered ahead when ``request`` is it
+    (``prepared``: the prepared joins and the request's lag inputs, :mod:`.answer_prepared`),
+    and the topics the request subscribes to (for the lag view to track), in one call: each
+    walks every topic, so neither holds the event loop."""
+    answer = None if prepared is None else prepared[0].take(request, prepared[1], default_strategy)
+    if answer is None:
+        answer, body = answer_and_body(request, lag, default_strategy, topic_ids)
+    else:
+        with collector_paused():
+            body = answer_body(answer, topic_ids)
     return answer, body, subscribed_topics(request)
-
-
-def prepared_or_computed(
-    request: AssignRequest,
-    lag: LagSource,
-    default_strategy: str,
-    topic_ids: Mapping[str, str],
-    joins: PreparedJoins,
-    inputs: LagInputs,
-) -> tuple[Answer, bytes, frozenset[str]]:
-    """The group's prepared join when ``request`` is it (:mod:`.answer_prepared`), else
-    :func:`answer_body_topics`."""
-    prepared = joins.take(request, inputs, default_strategy)
-    if prepared is None:
-        return answer_body_topics(request, lag, default_strategy, topic_ids)
-    with collector_paused():
-        return prepared, answer_body(prepared, topic_ids), subscribed_topics(request)
 
 
 def answer_and_body(

@@ -95,7 +95,7 @@ def build_sidecar(settings: Settings, *, lag_view: LagReader | None, kafka: bool
         # Last: it reads the rate window this refresh has just filled.
         warmer = LagWarmer(caches.lags, lag_view, caches.joins, settings.default_strategy)
         lag_view.listeners.append(warmer)
-        metrics.registry.register(PreparedJoinsCollector(warmer, caches.joins))
+        metrics.registry.register(PreparedJoinsCollector(caches.joins))
     if lag_view is not None:
         metrics.collect_lag_of(lag_view)
         advice.watch(lag_view)
