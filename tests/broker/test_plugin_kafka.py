@@ -7,10 +7,12 @@ the broker runs lagassign's assignor (``deploy/local-kafka/kafka start
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
 
+from harness.poll import eventually
 from tests.broker.answerer import Fault
 from tests.broker.conftest import DEADLINE_MS, SETTLE_S, SLOW_S, FreshTopic, PluginBroker
 from tests.broker.consumers import (
@@ -217,3 +219,27 @@ def test_java_and_python_members_get_the_plugins_answer(
     finally:
         for member in java:
             member.close()
+
+
+WARMED = re.compile(
+    r"the plugin's code warmed up on a made-up group of 50 members and 10000 partitions"
+    r" .*: (\d+) rounds in \d+ ms, the first ([\d.]+) ms, the last ([\d.]+) ms"
+)
+
+
+def test_the_plugins_code_runs_once_on_a_made_up_group_when_the_broker_starts(
+    plugin_broker: PluginBroker,
+) -> None:
+    """A started broker runs every step of a call but the exchange on a large made-up group,
+    off the coordinator's thread, and says so once: its first rebalances then run compiled
+    code (the rounds' times are the broker's own to show, not asserted)."""
+    found = eventually(
+        lambda: WARMED.findall(plugin_broker.log()) or None, SETTLE_S, "the warm-up's line"
+    )
+    # Once per start of the broker (its first settings), though Kafka configures it 8-9 times.
+    assert len(found) == plugin_broker.log().count("lagassign: assignor 'lagassign' asks"), found
+    rounds, first_ms, last_ms = found[-1]
+    assert int(rounds) == 25
+    assert float(first_ms) > 0
+    assert float(last_ms) > 0
+    assert "the warm-up of the plugin's code failed" not in plugin_broker.log()

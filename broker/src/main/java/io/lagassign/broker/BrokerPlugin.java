@@ -1,8 +1,8 @@
 package io.lagassign.broker;
 
 import java.lang.management.ManagementFactory;
-import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -52,6 +52,8 @@ final class BrokerPlugin implements BrokerPluginMBean {
     }
 
     private final LongSupplier nanoTime;
+    /** The broker's one state: registers the MBeans and warms the plugin's code up at start. */
+    private final boolean broker;
     private final SidecarClient client = new SidecarClient();
     private final ThreadPoolExecutor calls;
     private final CircuitBreaker breaker;
@@ -72,9 +74,13 @@ final class BrokerPlugin implements BrokerPluginMBean {
         return Broker.STATE;
     }
 
-    /** A state of its own (tests, benchmarks); {@code jmx}: register the MBeans (the broker's only). */
-    BrokerPlugin(LongSupplier nanoTime, boolean jmx) {
+    /**
+     * A state of its own (tests, benchmarks); {@code broker}: the broker's one state, which
+     * registers the MBeans and warms the plugin's code up when its first settings are applied.
+     */
+    BrokerPlugin(LongSupplier nanoTime, boolean broker) {
         this.nanoTime = nanoTime;
+        this.broker = broker;
         this.breaker = new CircuitBreaker(LagassignConfig.DEFAULT_BREAKER_FAILURES,
                 Duration.ofMillis(LagassignConfig.DEFAULT_BREAKER_COOLOFF_MS), nanoTime);
         AtomicInteger threads = new AtomicInteger();
@@ -88,7 +94,7 @@ final class BrokerPlugin implements BrokerPluginMBean {
             fallbacks.put(fault.label(), new AtomicLong());
         }
         fallbacks.put(ERROR, new AtomicLong());
-        if (jmx) {
+        if (broker) {
             register();
         }
     }
@@ -151,6 +157,29 @@ final class BrokerPlugin implements BrokerPluginMBean {
         if (next.sidecarChanged(before)) {
             lastCheck = checkAtStart(next);
         }
+        if (before == null && broker) {
+            warmUp(next);
+        }
+    }
+
+    /** {@link WarmUp} on a thread of its own; an INFO says what it took, a WARN if it failed. */
+    private static void warmUp(Settings at) {
+        Thread thread = new Thread(() -> {
+            try {
+                WarmUp.Rounds rounds = WarmUp.run(at.fallback(), WarmUp.ROUNDS);
+                LOG.info("lagassign: the plugin's code warmed up on a made-up group of {} members and {} partitions "
+                        + "(every step of a call but the HTTP exchange, fallback '{}'): {} rounds in {} ms, the "
+                        + "first {} ms, the last {} ms", WarmUp.MEMBERS, WarmUp.TOPICS * WarmUp.PARTITIONS_PER_TOPIC,
+                        at.fallbackName(), rounds.nanos().length, rounds.totalNanos() / 1_000_000,
+                        String.format(Locale.ROOT, "%.1f", rounds.firstNanos() / 1e6),
+                        String.format(Locale.ROOT, "%.1f", rounds.lastNanos() / 1e6));
+            } catch (RuntimeException e) {
+                LOG.warn("lagassign: the warm-up of the plugin's code failed ({}); the first calls after this start "
+                        + "run on a cold JVM", e.toString());
+            }
+        }, "lagassign-warm-up");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /**
@@ -165,9 +194,9 @@ final class BrokerPlugin implements BrokerPluginMBean {
                         + " (" + rootCause(error) + "); until the sidecar answers there, groups on '"
                         + LagassignAssignor.NAME + "' get '" + at.fallbackName() + "'");
             }
-            if (livez.statusCode() != 200) {
+            if (livez != 200) {
                 return problem(at, LagassignConfig.URL_CONFIG + "=" + at.base() + ": " + at.livezUri() + " answered HTTP "
-                        + livez.statusCode() + ", not 200: is this the lagassign sidecar's base URL?");
+                        + livez + ", not 200: is this the lagassign sidecar's base URL?");
             }
             return null;
         }).thenCompose(problem -> problem != null ? CompletableFuture.completedFuture(null)
@@ -175,16 +204,16 @@ final class BrokerPlugin implements BrokerPluginMBean {
                         CHECK_TIMEOUT).handle((answer, error) -> tokenVerdict(at, answer, error)));
     }
 
-    private Object tokenVerdict(Settings at, HttpResponse<String> answer, Throwable error) {
+    private Object tokenVerdict(Settings at, Integer status, Throwable error) {
         if (error != null) {
             return problem(at, "the token check at " + at.base() + " got no answer (" + rootCause(error) + ")");
         }
-        if (answer.statusCode() == 401 || answer.statusCode() == 403) {
+        if (status == 401 || status == 403) {
             return problem(at, at.token() == null
-                    ? "the sidecar at " + at.base() + " requires a token (HTTP " + answer.statusCode() + "): set "
+                    ? "the sidecar at " + at.base() + " requires a token (HTTP " + status + "): set "
                             + LagassignConfig.TOKEN_CONFIG + " to its LAGASSIGN_TOKEN; until then every call fails"
                     : LagassignConfig.TOKEN_CONFIG + " is refused by the sidecar at " + at.base() + " (HTTP "
-                            + answer.statusCode() + "): it must equal the sidecar's LAGASSIGN_TOKEN; until then "
+                            + status + "): it must equal the sidecar's LAGASSIGN_TOKEN; until then "
                             + "every call fails");
         }
         sidecarCheck = "ok";
@@ -213,13 +242,13 @@ final class BrokerPlugin implements BrokerPluginMBean {
      */
     void checkForBreaker(Settings at) {
         lastCheck = client.get(at.livezUri(), null, CHECK_TIMEOUT).handle((livez, error) -> {
-            boolean healthy = error == null && livez.statusCode() == 200;
+            boolean healthy = error == null && livez == 200;
             breaker.onCheck(healthy);
             if (healthy) {
                 LOG.info("lagassign: the sidecar answers its health check again; the next group asks it");
             } else {
                 LOG.info("lagassign: the sidecar still fails its health check ({}); groups get '{}' without asking "
-                        + "it for another {} ms", error != null ? rootCause(error) : "HTTP " + livez.statusCode(),
+                        + "it for another {} ms", error != null ? rootCause(error) : "HTTP " + livez,
                         at.fallbackName(), at.breakerCoolOff().toMillis());
             }
             return healthy;
