@@ -19,13 +19,15 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -46,6 +48,10 @@ CLOSE_S = 30.0
 #: The broker's own stop (SIGKILL after this).
 BROKER_STOP_S = 60.0
 REFRESH_INTERVAL_S = 2.0
+#: The niceness of the members' threads by default (see :func:`members_maker`).
+MEMBERS_NICE = 10
+#: The members' fetch.wait.max.ms by default: librdkafka's own.
+FETCH_WAIT_MS = 500
 COMPUTED = re.compile(
     r"\[GroupId (?P<group>[^\]]+)\] Computed a new target assignment for epoch \d+"
     r" with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
@@ -235,8 +241,8 @@ def fallback_times(
     group: str,
     url: str,
     members: list[Any],
-    member: Any,
-    partitions: int,
+    member: Callable[[], Any],
+    settled: Callable[[list[Any]], dict[tuple[str, int], str]],
 ) -> list[dict[str, Any]]:
     """A member joins and leaves, :data:`CYCLES` times, with the plugin pointed at ``url``
     (50 ms deadline): for each assignment, the coordinator's time (``ms``) and the plugin's
@@ -244,12 +250,12 @@ def fallback_times(
     (``fallback_ms``), each None when the plugin's line does not say."""
     configs(kafka, "--add-config", f"lagassign.url={url},lagassign.timeout.ms=50")
     start = len(log.read_text(errors="replace"))
-    settle(members, partitions)
+    settled(members)
     for _ in range(CYCLES):
         joiner = member()
-        settle([*members, joiner], partitions)
+        settled([*members, joiner])
         joiner.close()
-        settle(members, partitions)
+        settled(members)
     text = log.read_text(errors="replace")[start:]
     times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
     plugin = [
@@ -269,8 +275,9 @@ def interrupted(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def bench_broker(sidecar_port: int) -> Iterator[Any]:
-    """A fresh local broker whose plugin calls ``sidecar_port``; stopped however the run ends."""
+def bench_broker(sidecar_port: int, keep: bool = False) -> Iterator[Any]:
+    """A fresh local broker whose plugin calls ``sidecar_port``; stopped however the run ends,
+    its logs and the sidecar's kept when the run fails or ``keep``."""
     from harness.broker import LocalKafka
 
     directory = Path(tempfile.mkdtemp(prefix="lagassign-bench-plugin-"))
@@ -292,6 +299,12 @@ def bench_broker(sidecar_port: int) -> Iterator[Any]:
     try:
         kafka.start(fresh=True, timeout_s=240.0)
         yield kafka
+    except BaseException:
+        keep_logs(directory, "the run failed")
+        raise
+    else:
+        if keep:
+            keep_logs(directory, "--keep-logs")
     finally:
         # A second signal must not cut the stop short.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -300,6 +313,43 @@ def bench_broker(sidecar_port: int) -> Iterator[Any]:
             kafka.stop(BROKER_STOP_S)
         finally:
             subprocess.Popen(["rm", "-rf", str(directory)], start_new_session=True)
+
+
+def keep_logs(directory: Path, why: str) -> None:
+    """The broker's and the sidecar's logs copied out of the run's directory (removed after)."""
+    kept = Path(tempfile.mkdtemp(prefix="lagassign-bench-plugin-logs-"))
+    for log in (directory / "kafka" / "kafka.log", directory / "sidecar.log"):
+        if log.exists():
+            shutil.copy2(log, kept / log.name)
+    print(f"bench.broker_plugin: {why}: the logs are kept in {kept}", file=sys.stderr)
+
+
+def yield_cores(nice: int) -> dict[str, Any]:
+    """This process (the members and the bench's loop) at CPU priority ``nice`` from now on,
+    so that it yields the cores to the broker and the sidecar: in a deployment the
+    consumers do not run on the broker's cores. The threads made from now on inherit the
+    main thread's niceness; where the kernel shares the cores between sessions first
+    (autogroup), the session's own niceness is what counts between this process and the
+    broker (and the sidecar, each in a session of its own). Says what it could set."""
+    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    return {"members_nice": nice, "members_session_nice": session_nice(nice)}
+
+
+def may_raise_priority() -> bool:
+    """Whether this process may lower its niceness again (root, or CAP_SYS_NICE)."""
+    return os.geteuid() == 0
+
+
+def session_nice(nice: int) -> int | None:
+    """Sets this session's niceness (Linux's ``/proc/self/autogroup``); what it is now, or
+    None where there is none to set or lowering it is refused."""
+    path = Path("/proc/self/autogroup")
+    try:
+        path.write_text(str(nice))
+        found = re.search(r"nice (-?\d+)", path.read_text())
+    except OSError:
+        return None
+    return int(found[1]) if found else None
 
 
 def close_all(members: list[Any], timeout_s: float = CLOSE_S) -> None:
@@ -344,6 +394,23 @@ def real_broker(argv: list[str]) -> int:
     parser.add_argument("--deadlines", default="50,1000", help="lagassign.timeout.ms to try")
     parser.add_argument("--probe-s", type=float, default=30.0, help="the loop probe's length")
     parser.add_argument(
+        "--fetch-wait-ms",
+        type=int,
+        default=FETCH_WAIT_MS,
+        help="the members' fetch.wait.max.ms: how long the broker holds an empty fetch",
+    )
+    parser.add_argument(
+        "--members-nice",
+        type=int,
+        default=MEMBERS_NICE,
+        help="the CPU priority (niceness) of the members' threads; 0: the same as the broker's",
+    )
+    parser.add_argument(
+        "--keep-logs",
+        action="store_true",
+        help="keep the broker's and the sidecar's logs (always kept when the run fails)",
+    )
+    parser.add_argument(
         "--refresh-interval-s",
         type=float,
         default=REFRESH_INTERVAL_S,
@@ -354,7 +421,7 @@ def real_broker(argv: list[str]) -> int:
     # The plugin's line per answered call, with its steps' times (plugin_steps).
     os.environ["LAGASSIGN_PLUGIN_LOG_LEVEL"] = "DEBUG"
     port = free_port()
-    with bench_broker(port) as kafka:
+    with bench_broker(port, args.keep_logs) as kafka:
         cases(kafka, port, args)
     return 0
 
@@ -383,7 +450,9 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             },
             kafka.directory.parent / "sidecar.log",
             port=port,
+            own_session=True,
         )
+        niced = yield_cores(args.members_nice)
         admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
         topics = [f"bench-plugin-{t}" for t in range(TOPICS)]
         for topic in topics:  # one at a time: the controller refuses too large a batch
@@ -409,13 +478,17 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                     "auto.offset.reset": "earliest",
                     "enable.auto.commit": False,
                     "fetch.max.bytes": 1_000_000,
+                    "fetch.wait.max.ms": args.fetch_wait_ms,
                 }
             )
             consumer.subscribe(topics)
             return consumer
 
+        def settled(some: list[Any]) -> dict[tuple[str, int], str]:
+            return settle(some, partitions)
+
         members = [member() for _ in range(members_n)]
-        settle(members, partitions)
+        settled(members)
         eventually(
             lambda: (
                 (body := sidecar.group(group)) is not None and len(body["members"]) == members_n
@@ -429,13 +502,13 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             start = len(log.read_text(errors="replace"))
             metrics_before = scraped(sidecar.url)
             joins: list[int] = []
-            state = settle(members, partitions)
+            state = settled(members)
             for _ in range(CYCLES):
                 joiner = member()
-                after = settle([*members, joiner], partitions)
+                after = settled([*members, joiner])
                 joins.append(moved(state, after))
                 joiner.close()
-                state = settle(members, partitions)
+                state = settled(members)
             text = log.read_text(errors="replace")[start:]
             times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
             reasons = [m["reason"] for m in FALLBACK.finditer(text)]
@@ -448,6 +521,8 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
                         "partitions": partitions,
                         "deadline_ms": deadline_ms,
                         "refresh_interval_s": args.refresh_interval_s,
+                        "fetch_wait_ms": args.fetch_wait_ms,
+                        **niced,
                         "assignments": len(times),
                         "assign_ms_p50": percentile(times, 0.5),
                         "assign_ms_p99": percentile(times, 0.99),
@@ -470,11 +545,11 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
         nowhere = f"http://127.0.0.1:{free_port()}"
         down = [
             c["ms"] - (c["plugin_ms"] or 0)
-            for c in fallback_times(kafka, log, group, nowhere, members, member, partitions)
+            for c in fallback_times(kafka, log, group, nowhere, members, member, settled)
         ]
         hung = Hung()
         try:
-            hung_cases = fallback_times(kafka, log, group, hung.url, members, member, partitions)
+            hung_cases = fallback_times(kafka, log, group, hung.url, members, member, settled)
         finally:
             hung.close()
         held = [case["ms"] for case in hung_cases]
@@ -498,10 +573,23 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             ),
             flush=True,
         )
-        # The sidecar's event loop, in this process, with the subprocess one stopped.
+        # The sidecar's event loop, in this process, with the subprocess one stopped, at the
+        # sidecar's own priority again where this process may take it back.
         sidecar.stop()
+        restored = yield_cores(0) if args.members_nice > 0 and may_raise_priority() else niced
         line = probe(kafka.bootstrap, args.refresh_interval_s, args.probe_s)
-        print(json.dumps({"members": members_n, "partitions": partitions, **line}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "members": members_n,
+                    "partitions": partitions,
+                    **line,
+                    "probe_nice": restored["members_nice"],
+                    "probe_session_nice": restored["members_session_nice"],
+                }
+            ),
+            flush=True,
+        )
     finally:
         if sidecar is not None:
             sidecar.stop()

@@ -108,11 +108,14 @@ def start_sidecar(
     inherit_settings: bool = False,
     ready_timeout_s: float = START_TIMEOUT_S,
     wait_until_ready: bool = True,
+    own_session: bool = False,
 ) -> SidecarProcess:
     """Start ``lagassign serve`` with ``settings`` (``LAGASSIGN_*``); return once it is ready.
 
     With ``wait_until_ready=False``, return once it is alive (``/livez``): for a
-    sidecar that is never ready, such as one without a broker.
+    sidecar that is never ready, such as one without a broker. With ``own_session``, in
+    a session of its own (and so, where the kernel groups CPU time by session, with a
+    share of the cores of its own).
     """
     port = free_port() if port is None else port
     inherited = {
@@ -135,6 +138,7 @@ def start_sidecar(
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=own_session,
         )
     owned_by_this_process(process)
     sidecar = SidecarProcess(
