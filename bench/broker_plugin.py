@@ -54,10 +54,18 @@ plugin's thread, building the request, the sidecar's answer, reading it),
 ``plugin_abandoned_in`` (the step each timed-out call was in), ``plugin_calls`` (each
 call's steps, in the order of the log) and ``sidecar_steps_ms_p50`` (the sidecar's own
 steps of the answered calls, from its ``Server-Timing``: read, turn, parse, lag, answer,
-total). Then one line
-for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts built
-in the bench's own process over the same broker and group, and how late a 5 ms sleep
-on the loop the routes run on wakes while the lag view refreshes (``--probe-s`` long).
+total). ``fetch_wait_ms`` is the members' ``fetch.wait.max.ms`` (``--fetch-wait-ms``,
+librdkafka's 500 by default); ``members_nice`` and ``members_session_nice`` the CPU
+priority the members and the bench's own loop ran at (``--members-nice``, 10 by default,
+the session's where the kernel shares the cores by session first; None where it could not
+be set): in a deployment the consumers do not share the broker's cores, and on a small
+machine their 51 clients otherwise take a core from the broker and the sidecar. Then one
+line for the sidecar's event loop (:mod:`bench.broker_plugin_probe`): the sidecar's parts
+built in the bench's own process over the same broker and group, and how late a 5 ms
+sleep on the loop the routes run on wakes while the lag view refreshes (``--probe-s``
+long), with ``probe_nice`` and ``probe_session_nice`` (back to 0 where the process may
+take its priority back). ``--keep-logs`` keeps the broker's and the sidecar's logs (kept
+anyway when a run fails; the path is printed on stderr).
 
     .venv/bin/python -m bench.broker_plugin --real-broker [--members 50 --partitions 10000]
         [--deadlines 50,1000 --refresh-interval-s 2]
