@@ -1,7 +1,6 @@
 package io.lagassign.broker;
 
 import java.lang.management.ManagementFactory;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -195,9 +194,9 @@ final class BrokerPlugin implements BrokerPluginMBean {
                         + " (" + rootCause(error) + "); until the sidecar answers there, groups on '"
                         + LagassignAssignor.NAME + "' get '" + at.fallbackName() + "'");
             }
-            if (livez.statusCode() != 200) {
+            if (livez != 200) {
                 return problem(at, LagassignConfig.URL_CONFIG + "=" + at.base() + ": " + at.livezUri() + " answered HTTP "
-                        + livez.statusCode() + ", not 200: is this the lagassign sidecar's base URL?");
+                        + livez + ", not 200: is this the lagassign sidecar's base URL?");
             }
             return null;
         }).thenCompose(problem -> problem != null ? CompletableFuture.completedFuture(null)
@@ -205,16 +204,16 @@ final class BrokerPlugin implements BrokerPluginMBean {
                         CHECK_TIMEOUT).handle((answer, error) -> tokenVerdict(at, answer, error)));
     }
 
-    private Object tokenVerdict(Settings at, HttpResponse<String> answer, Throwable error) {
+    private Object tokenVerdict(Settings at, Integer status, Throwable error) {
         if (error != null) {
             return problem(at, "the token check at " + at.base() + " got no answer (" + rootCause(error) + ")");
         }
-        if (answer.statusCode() == 401 || answer.statusCode() == 403) {
+        if (status == 401 || status == 403) {
             return problem(at, at.token() == null
-                    ? "the sidecar at " + at.base() + " requires a token (HTTP " + answer.statusCode() + "): set "
+                    ? "the sidecar at " + at.base() + " requires a token (HTTP " + status + "): set "
                             + LagassignConfig.TOKEN_CONFIG + " to its LAGASSIGN_TOKEN; until then every call fails"
                     : LagassignConfig.TOKEN_CONFIG + " is refused by the sidecar at " + at.base() + " (HTTP "
-                            + answer.statusCode() + "): it must equal the sidecar's LAGASSIGN_TOKEN; until then "
+                            + status + "): it must equal the sidecar's LAGASSIGN_TOKEN; until then "
                             + "every call fails");
         }
         sidecarCheck = "ok";
@@ -243,13 +242,13 @@ final class BrokerPlugin implements BrokerPluginMBean {
      */
     void checkForBreaker(Settings at) {
         lastCheck = client.get(at.livezUri(), null, CHECK_TIMEOUT).handle((livez, error) -> {
-            boolean healthy = error == null && livez.statusCode() == 200;
+            boolean healthy = error == null && livez == 200;
             breaker.onCheck(healthy);
             if (healthy) {
                 LOG.info("lagassign: the sidecar answers its health check again; the next group asks it");
             } else {
                 LOG.info("lagassign: the sidecar still fails its health check ({}); groups get '{}' without asking "
-                        + "it for another {} ms", error != null ? rootCause(error) : "HTTP " + livez.statusCode(),
+                        + "it for another {} ms", error != null ? rootCause(error) : "HTTP " + livez,
                         at.fallbackName(), at.breakerCoolOff().toMillis());
             }
             return healthy;
