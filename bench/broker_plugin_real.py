@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 from bench.broker_plugin import KAFKA_SCRIPT
 from bench.percentiles import percentile
@@ -47,7 +47,7 @@ CYCLES = 3
 #: The broker's own stop (SIGKILL after this).
 BROKER_STOP_S = 60.0
 REFRESH_INTERVAL_S = 2.0
-#: The niceness of the members' threads by default (see :func:`members_maker`).
+#: The niceness of the bench's process and its session by default (see :func:`yield_cores`).
 MEMBERS_NICE = 10
 #: The members' fetch.wait.max.ms by default: librdkafka's own.
 FETCH_WAIT_MS = 500
@@ -241,7 +241,7 @@ def fallback_times(
     url: str,
     members: list[Any],
     member: Callable[[], Any],
-    settled: Callable[[list[Any]], dict[tuple[str, int], str]],
+    partitions: int,
 ) -> list[dict[str, Any]]:
     """A member joins and leaves, :data:`CYCLES` times, with the plugin pointed at ``url``
     (50 ms deadline): for each assignment, the coordinator's time (``ms``) and the plugin's
@@ -249,12 +249,12 @@ def fallback_times(
     (``fallback_ms``), each None when the plugin's line does not say."""
     configs(kafka, "--add-config", f"lagassign.url={url},lagassign.timeout.ms=50")
     start = len(log.read_text(errors="replace"))
-    settled(members)
+    settle(members, partitions)
     for _ in range(CYCLES):
         joiner = member()
-        settled([*members, joiner])
+        settle([*members, joiner], partitions)
         joiner.close()
-        settled(members)
+        settle(members, partitions)
     text = log.read_text(errors="replace")[start:]
     times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
     plugin = [
@@ -372,7 +372,7 @@ def configs(kafka: Any, *more: str) -> None:
     )
 
 
-def real_broker(argv: list[str]) -> int:
+def real_broker(argv: list[str]) -> NoReturn:
     from harness.sidecar import free_port
 
     parser = argparse.ArgumentParser(prog="bench.broker_plugin --real-broker")
@@ -439,7 +439,6 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
     per_topic = partitions // TOPICS
     log = kafka.directory / "kafka.log"
     sidecar = None
-    members: list[Any] = []
     try:
         sidecar = start_sidecar(
             {
@@ -483,11 +482,8 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             consumer.subscribe(topics)
             return consumer
 
-        def settled(some: list[Any]) -> dict[tuple[str, int], str]:
-            return settle(some, partitions)
-
         members = [member() for _ in range(members_n)]
-        settled(members)
+        settle(members, partitions)
         eventually(
             lambda: (
                 (body := sidecar.group(group)) is not None and len(body["members"]) == members_n
@@ -501,13 +497,13 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
             start = len(log.read_text(errors="replace"))
             metrics_before = scraped(sidecar.url)
             joins: list[int] = []
-            state = settled(members)
+            state = settle(members, partitions)
             for _ in range(CYCLES):
                 joiner = member()
-                after = settled([*members, joiner])
+                after = settle([*members, joiner], partitions)
                 joins.append(moved(state, after))
                 joiner.close()
-                state = settled(members)
+                state = settle(members, partitions)
             text = log.read_text(errors="replace")[start:]
             times = [int(m["ms"]) for m in COMPUTED.finditer(text) if m["group"] == group]
             reasons = [m["reason"] for m in FALLBACK.finditer(text)]
@@ -544,11 +540,11 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
         nowhere = f"http://127.0.0.1:{free_port()}"
         down = [
             c["ms"] - (c["plugin_ms"] or 0)
-            for c in fallback_times(kafka, log, group, nowhere, members, member, settled)
+            for c in fallback_times(kafka, log, group, nowhere, members, member, partitions)
         ]
         hung = Hung()
         try:
-            hung_cases = fallback_times(kafka, log, group, hung.url, members, member, settled)
+            hung_cases = fallback_times(kafka, log, group, hung.url, members, member, partitions)
         finally:
             hung.close()
         held = [case["ms"] for case in hung_cases]
