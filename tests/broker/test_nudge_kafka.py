@@ -10,7 +10,8 @@ in the clients changes, so Kafka would keep the assignment for ever; the advice
 says a rebalance would pay, and the sidecar's own member joins and leaves the
 group: the group epoch moves twice, the plugin answers, the live assignment
 becomes the sidecar's last answer (one hot partition each), the members keep
-consuming, and the nudge is counted once.
+consuming, and one nudge joined (an attempt just before it may find the group's epochs
+moved a moment ago and not join: counted by its outcome).
 
 Two more tests call the nudge directly (:func:`lagassign.lagview.kafka.nudge.nudge`, through
 the lag view's own clients) on a stable group with no lag (the sidecar's advice never
@@ -176,7 +177,13 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
             f"\nnudge: group epoch {epoch_before} -> {epoch_after}; "
             f"last nudge: {advice['last_nudge']}; answers: {after['last_answers'][:3]}"
         )
-        assert advice["nudges"] == 1
+        # One nudge joined. An attempt before it may have found the group's epochs moved a
+        # moment ago (the members settling from a cold start; seen: "recomputed_recently in
+        # 0.0 s: its epochs moved 4.9 s ago") and not joined; `nudges` counts every attempt.
+        metric = nudges_metric(plugin_broker.metrics(), group)
+        assert metric.get("nudged") == 1.0, metric
+        assert set(metric) <= {"nudged", "recomputed_recently"}, metric
+        assert advice["nudges"] == sum(metric.values()), (advice, metric)
         assert advice["last_nudge"].startswith("nudged")
         # The sidecar's last answer is the live assignment: two members, one hot partition each.
         last = after["last_answers"][0]
@@ -187,7 +194,6 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
         assert all(
             computed.get(e) == "lagassign" for e in range(epoch_before + 1, epoch_after + 1)
         ), computed
-        assert nudges_metric(plugin_broker.metrics(), group) == {"nudged": 1.0}
 
         # The members keep consuming: new records on every partition reach their owners.
         live = owned(members)
@@ -212,7 +218,7 @@ def test_a_stable_group_whose_lag_turns_skewed_is_rebalanced_by_the_nudge(
             return body if not body["advice"]["advised"] else None
 
         quiet = eventually(calm, 60, "the advice no longer advises a rebalance")
-        assert quiet["advice"]["nudges"] == 1
+        assert quiet["advice"]["nudges"] == advice["nudges"]
         assert quiet["header"]["group_epoch"] == epoch_after
 
 
