@@ -334,9 +334,13 @@ def yield_cores(nice: int) -> dict[str, Any]:
     return {"members_nice": nice, "members_session_nice": session_nice(nice)}
 
 
-def may_raise_priority() -> bool:
-    """Whether this process may lower its niceness again (root, or CAP_SYS_NICE)."""
-    return os.geteuid() == 0
+def take_cores_back(niced: dict[str, Any]) -> dict[str, Any]:
+    """Back to niceness 0 where this process may lower it again (root, CAP_SYS_NICE);
+    else ``niced``, as it stays."""
+    try:
+        return yield_cores(0)
+    except PermissionError:
+        return niced
 
 
 def session_nice(nice: int) -> int | None:
@@ -571,7 +575,7 @@ def cases(kafka: Any, port: int, args: argparse.Namespace) -> None:
         # The sidecar's event loop, in this process, with the subprocess one stopped, at the
         # sidecar's own priority again where this process may take it back.
         sidecar.stop()
-        restored = yield_cores(0) if args.members_nice > 0 and may_raise_priority() else niced
+        restored = take_cores_back(niced) if args.members_nice > 0 else niced
         line = probe(kafka.bootstrap, args.refresh_interval_s, args.probe_s)
         print(
             json.dumps(

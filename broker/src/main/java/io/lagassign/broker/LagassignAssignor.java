@@ -197,7 +197,8 @@ public class LagassignAssignor implements ConsumerGroupPartitionAssignor, Reconf
     /**
      * The whole exchange on the plugin's own thread; meanwhile the coordinator's thread prepares
      * the fallback's answer, then waits until the deadline and not a moment longer, and abandons
-     * (interrupts) the exchange.
+     * the call (interrupted, its building and reading stop; the exchange ends at its own read
+     * timeout, the time that was left to the deadline).
      */
     private Outcome call(Settings settings, GroupSpec spec, SubscribedTopicDescriber describer, long deadline,
             CallPhases phases, PreparedFallback fallback) throws FallbackException {

@@ -77,8 +77,8 @@ final class SidecarClient {
      * <p>The exchange is blocking I/O on this thread, not the JDK {@code HttpClient}'s (which this
      * plugin used before): that one writes and reads on a selector thread of its own and hands the
      * answer back to this one, and on a broker whose cores are busy serving fetches each hand-over
-     * waits for a core (measured on a real broker at 50 × 10,000: 12 to 22 ms of each exchange
-     * beyond the sidecar's own time with the JDK client, 5 to 9 ms with this). Connecting and
+     * waits for a core (measured on a real broker at 50 × 10,000: 12 to 24 ms of each exchange
+     * beyond the sidecar's own time with the JDK client, 5 to 13 ms with this). Connecting and
      * reading are bounded by the time left to the deadline; writing is not (a blocking socket has
      * no write timeout, and closing the connection from the coordinator's thread blocks on the
      * writer): a sidecar that accepts a request and stops reading it before the socket's buffers

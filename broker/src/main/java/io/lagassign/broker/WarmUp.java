@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.LongStream;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
@@ -60,11 +61,7 @@ final class WarmUp {
         }
 
         long totalNanos() {
-            long total = 0;
-            for (long round : nanos) {
-                total += round;
-            }
-            return total;
+            return LongStream.of(nanos).sum();
         }
     }
 
